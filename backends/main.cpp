@@ -1,0 +1,12 @@
+// parity-<backend>: the command-line entry point. The backend is fixed at build time.
+#include <memory>
+
+#include "models/registry.hpp"
+#include "parity/cli/application.hpp"
+
+int main(int argc, char** argv) {
+  parity::cli::Runtime runtime{
+      [](int threads, int device) -> std::shared_ptr<void> { return std::make_shared<parity::run::Session>(threads, device); },
+      &parity::run::describe_backend};
+  return parity::cli::run_application(argc, argv, parity::models::all_commands(), runtime);
+}

@@ -1,0 +1,80 @@
+// Kokkos lifetime and backend facts for this executable's execution space.
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "backends/execution_space.hpp"
+#include "parity/run/backend_info.hpp"
+
+namespace parity::run {
+namespace {
+
+std::string host_cpu_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto const colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown host CPU";
+}
+
+std::string env_or(char const* name, char const* fallback) {
+  char const* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+std::string kernel_compiler() {
+#if defined(__CUDACC__)
+  return "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) +
+         " (host " + std::string(__VERSION__) + ")";
+#elif defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "g++ " __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace
+
+Session::Session(int num_threads, int device_id) {
+  auto settings = Kokkos::InitializationSettings();
+  if (num_threads > 0) settings.set_num_threads(num_threads);
+  if (device_id >= 0) settings.set_device_id(device_id);
+  Kokkos::initialize(settings);
+}
+
+Session::~Session() { Kokkos::finalize(); }
+
+BackendInfo describe_backend() {
+  using Exec = backend::ExecutionSpace;
+  BackendInfo info;
+#if defined(PARITY_BACKEND_NAME)
+  info.backend = PARITY_BACKEND_NAME;
+#endif
+  info.execution_space = Exec::name();
+  info.kokkos_version = std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+                        "." + std::to_string(KOKKOS_VERSION % 100);
+  info.concurrency = Exec().concurrency();
+  info.compiler = kernel_compiler();
+#if defined(NDEBUG)
+  info.build_type = "optimized";
+#else
+  info.build_type = "debug";
+#endif
+#if defined(PARITY_BACKEND_CUDA)
+  auto const& prop = Exec().cuda_device_prop();
+  info.device_name = prop.name;
+  info.device_memory_bytes = prop.totalGlobalMem;
+#else
+  info.device_name = host_cpu_name();
+  info.thread_binding = "OMP_PROC_BIND=" + env_or("OMP_PROC_BIND", "(unset)") +
+                        " OMP_PLACES=" + env_or("OMP_PLACES", "(unset)");
+#endif
+  return info;
+}
+
+}  // namespace parity::run

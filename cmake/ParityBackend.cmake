@@ -1,0 +1,45 @@
+# Chooses the one backend this build tree targets (one build tree per Kokkos configuration)
+# and checks that the Kokkos we found provides it.
+set(PARITY_BACKEND "" CACHE STRING "Backend of this build tree: serial, openmp or cuda (default: the most capable one Kokkos has)")
+set_property(CACHE PARITY_BACKEND PROPERTY STRINGS serial openmp cuda)
+
+if(PARITY_BACKEND STREQUAL "")
+  foreach(candidate CUDA OPENMP SERIAL)
+    if(Kokkos_ENABLE_${candidate})
+      string(TOLOWER ${candidate} PARITY_BACKEND)
+      break()
+    endif()
+  endforeach()
+endif()
+string(TOUPPER "${PARITY_BACKEND}" PARITY_BACKEND_UPPER)
+if(NOT PARITY_BACKEND_UPPER MATCHES "^(SERIAL|OPENMP|CUDA)$")
+  message(FATAL_ERROR "PARITY_BACKEND='${PARITY_BACKEND}' is not one of serial, openmp, cuda")
+endif()
+if(NOT Kokkos_ENABLE_${PARITY_BACKEND_UPPER})
+  message(FATAL_ERROR "PARITY_BACKEND=${PARITY_BACKEND}, but the Kokkos in ${Kokkos_DIR} was built with "
+                      "backends '${Kokkos_DEVICES}'. Use a Kokkos with ${PARITY_BACKEND} enabled "
+                      "(README: Installing Kokkos).")
+endif()
+message(STATUS "Parity backend: ${PARITY_BACKEND} (Kokkos ${Kokkos_VERSION}, devices ${Kokkos_DEVICES})")
+
+# Kokkos built as a CMake CUDA language needs our Kokkos translation units compiled as CUDA.
+set(PARITY_KOKKOS_SOURCES_ARE_CUDA OFF)
+if(Kokkos_ENABLE_CUDA AND Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
+  enable_language(CUDA)
+  set(PARITY_KOKKOS_SOURCES_ARE_CUDA ON)
+endif()
+
+# parity_kokkos_sources(<sources>...): mark translation units that include Kokkos so they are
+# compiled the way this Kokkos needs (CUDA language, or via the compiler Kokkos was built with).
+function(parity_kokkos_sources)
+  if(PARITY_KOKKOS_SOURCES_ARE_CUDA)
+    set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)
+  endif()
+endfunction()
+
+# parity_backend_target(<target>): link Kokkos and name this build's execution space.
+function(parity_backend_target target)
+  target_link_libraries(${target} PUBLIC Kokkos::kokkos parity::kernels)
+  target_compile_definitions(${target} PRIVATE PARITY_BACKEND_${PARITY_BACKEND_UPPER}=1
+                                               PARITY_BACKEND_NAME="${PARITY_BACKEND}")
+endfunction()

@@ -1,0 +1,24 @@
+# cmake -DSOURCE_DIR=... -DOUTPUT=... -P WriteGitCommit.cmake
+# Writes the current commit (with "-dirty" for local changes) as a C string literal, touching the
+# file only when it changes so incremental builds stay incremental.
+set(commit "unknown")
+find_program(GIT git)
+if(GIT)
+  execute_process(COMMAND ${GIT} -c safe.directory=* -C ${SOURCE_DIR} rev-parse --short=12 HEAD
+                  OUTPUT_VARIABLE head RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(rc EQUAL 0)
+    set(commit "${head}")
+    execute_process(COMMAND ${GIT} -c safe.directory=* -C ${SOURCE_DIR} status --porcelain --untracked-files=no
+                    OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(NOT dirty STREQUAL "")
+      string(APPEND commit "-dirty")
+    endif()
+  endif()
+endif()
+set(content "\"${commit}\"\n")
+if(EXISTS ${OUTPUT})
+  file(READ ${OUTPUT} old)
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE ${OUTPUT} "${content}")
+endif()

@@ -1,0 +1,24 @@
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "parity/cli/command.hpp"
+#include "parity/run/backend_info.hpp"
+
+namespace parity::cli {
+
+// What the backend provides to the host-only application (backends/main.cpp fills it in), so
+// the CLI library never links against a particular backend.
+struct Runtime {
+  // Starts Kokkos; the returned handle finalizes it when released.
+  std::function<std::shared_ptr<void>(int num_threads, int device_id)> start;
+  std::function<run::BackendInfo()> describe;
+};
+
+// Parses argv, starts the Kokkos session only when a command needs it, runs the command, prints
+// a summary, writes the report. Exit status: 0 success, 2 bad input, 3 the solve did not
+// converge (report still written), 1 anything else.
+int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>> commands, Runtime const& runtime);
+
+}  // namespace parity::cli

@@ -1,0 +1,34 @@
+#pragma once
+// What a backend executable runs on; filled in by backends/ (the only Kokkos-aware place that
+// knows the execution space), printed by `info` and written into every run report.
+#include <cstddef>
+#include <string>
+
+namespace parity::run {
+
+struct BackendInfo {
+  std::string backend;          // serial | openmp | cuda
+  std::string execution_space;  // Kokkos' name, e.g. "OpenMP"
+  std::string kokkos_version;   // e.g. "4.6.99"
+  int concurrency = 0;          // threads (host) or resident threads (device)
+  std::string device_name;      // host CPU model or GPU name
+  std::size_t device_memory_bytes = 0;
+  std::string compiler;         // compiler of the kernels
+  std::string build_type;
+  std::string thread_binding;   // OMP_PROC_BIND / OMP_PLACES as seen, for host backends
+  bool supports_float = true;
+  bool supports_double = true;
+};
+
+// Kokkos lifetime for one command; defined per backend. Views must not outlive it.
+class Session {
+ public:
+  explicit Session(int num_threads = -1, int device_id = -1);
+  ~Session();
+  Session(Session const&) = delete;
+  Session& operator=(Session const&) = delete;
+};
+
+BackendInfo describe_backend();
+
+}  // namespace parity::run

@@ -1,0 +1,36 @@
+#pragma once
+// One schema for every command's machine-readable result ("parity.run/1"):
+// {schema, parity: {version, commit, build_type}, command, model, backend: {...}, precision,
+//  parameters: {...}, timing: {what, phases: {name: {seconds, calls}}, total_seconds},
+//  iterations, status, results: {...}}
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "parity/precision.hpp"
+#include "parity/run/backend_info.hpp"
+#include "parity/run/phase_times.hpp"
+
+namespace parity::report {
+
+inline constexpr char const* run_report_schema = "parity.run/1";
+
+struct RunReport {
+  std::string command;  // the command line as typed
+  std::string model;
+  run::BackendInfo backend;
+  Precision precision = Precision::f64;
+  nlohmann::json parameters = nlohmann::json::object();
+  run::PhaseTimes phases;
+  std::string timing_note = "each phase: wall time between two fences of the execution space";
+  long iterations = 0;
+  std::string status = "ok";  // ok | converged | not_converged | budget_exhausted | ...
+  nlohmann::json results = nlohmann::json::object();
+};
+
+nlohmann::json to_json(run::BackendInfo const& info);
+nlohmann::json to_json(RunReport const& report);
+
+// Writes JSON to path (atomically: a temporary file renamed into place). Throws on I/O failure.
+void write_json(std::string const& path, nlohmann::json const& doc);
+
+}  // namespace parity::report
