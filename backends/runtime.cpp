@@ -65,14 +65,15 @@ BackendInfo describe_backend() {
 #else
   info.build_type = "debug";
 #endif
+  info.host_name = host_cpu_name();
+  info.thread_binding = "OMP_PROC_BIND=" + env_or("OMP_PROC_BIND", "(unset)") +
+                        " OMP_PLACES=" + env_or("OMP_PLACES", "(unset)");
 #if defined(PARITY_BACKEND_CUDA)
   auto const& prop = Exec().cuda_device_prop();
   info.device_name = prop.name;
   info.device_memory_bytes = prop.totalGlobalMem;
 #else
-  info.device_name = host_cpu_name();
-  info.thread_binding = "OMP_PROC_BIND=" + env_or("OMP_PROC_BIND", "(unset)") +
-                        " OMP_PLACES=" + env_or("OMP_PLACES", "(unset)");
+  info.device_name = info.host_name;
 #endif
   return info;
 }

@@ -27,6 +27,13 @@ set(PARITY_KOKKOS_SOURCES_ARE_CUDA OFF)
 if(Kokkos_ENABLE_CUDA AND Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
   enable_language(CUDA)
   set(PARITY_KOKKOS_SOURCES_ARE_CUDA ON)
+  # CMake < 3.26 does not know nvcc's C++20 dialect; teach it (nvcc >= 12 has -std=c++20).
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+    set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+  endif()
 endif()
 
 # parity_kokkos_sources(<sources>...): mark translation units that include Kokkos so they are

@@ -30,6 +30,7 @@ std::string describe(run::BackendInfo const& b) {
   out += fmt::format("Kokkos version    {}\n", b.kokkos_version);
   out += fmt::format("concurrency       {}\n", b.concurrency);
   out += fmt::format("device            {}\n", b.device_name);
+  if (b.host_name != b.device_name) out += fmt::format("host              {}\n", b.host_name);
   if (b.device_memory_bytes > 0)
     out += fmt::format("device memory     {:.1f} GiB\n", double(b.device_memory_bytes) / double(1ull << 30));
   if (!b.thread_binding.empty()) out += fmt::format("thread binding    {}\n", b.thread_binding);

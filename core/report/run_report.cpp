@@ -14,6 +14,7 @@ nlohmann::json to_json(run::BackendInfo const& b) {
           {"kokkos_version", b.kokkos_version},
           {"concurrency", b.concurrency},
           {"device_name", b.device_name},
+          {"host_name", b.host_name},
           {"device_memory_bytes", b.device_memory_bytes},
           {"kernel_compiler", b.compiler},
           {"build_type", b.build_type},

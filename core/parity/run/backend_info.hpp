@@ -12,6 +12,7 @@ struct BackendInfo {
   std::string kokkos_version;   // e.g. "4.6.99"
   int concurrency = 0;          // threads (host) or resident threads (device)
   std::string device_name;      // host CPU model or GPU name
+  std::string host_name;        // host CPU model (also for GPU backends)
   std::size_t device_memory_bytes = 0;
   std::string compiler;         // compiler of the kernels
   std::string build_type;
