@@ -10,7 +10,7 @@ PARITY_SYSROOT_MARK="$PARITY_SYSROOT/.parity-sysroot"
 PARITY_INNER_REPO=/parity
 
 # Packages the build needs, wherever it runs (sid names and bookworm names agree).
-PARITY_BUILD_PACKAGES=(g++ cmake ninja-build git python3 python3-numpy
+PARITY_BUILD_PACKAGES=(g++ cmake ninja-build git python3 python3-numpy python3-matplotlib
                        libfmt-dev libcli11-dev nlohmann-json3-dev librandom123-dev libgtest-dev)
 
 say() { printf '[parity] %s\n' "$*" >&2; }

@@ -1,0 +1,9 @@
+#include "backends/execution_space.hpp"
+#include "perf/probe/entry.hpp"
+#include "perf/probe/probe.hpp"
+
+namespace parity::probe {
+
+Result run(Sizes const& sizes) { return measure(backend::ExecutionSpace(), sizes); }
+
+}  // namespace parity::probe

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""Runs benchmark suites on several Parity backends and writes a fair comparison.
+
+    python3 perf/runner.py --suite perf/suites/<suite>.json [--suite ...]
+        --exe serial=build/serial/backends/parity-serial,threads=1
+        --exe openmp=build/openmp/backends/parity-openmp
+        --exe cuda=build/cuda/backends/parity-cuda
+        --out perf/results/<tag>
+
+For every suite case, precision and backend: `warmup` runs (excluded), then `repetitions` runs;
+each run is `<exe> <model> <args> --precision P --json report.json --quiet`. The time reported is
+the model's own fenced phases (`timing.total_seconds`: device work between fences, set-up outside
+the phases excluded); process wall time (start-up included) is recorded beside it.
+
+Writes results.json (everything, with host/device/Kokkos/commit facts, the environment and the
+probe bounds), results.csv (one row per case, precision and backend), table.md (times per backend,
+ratios to the reference backend, cross-backend differences of the compared outputs, roofline
+fractions) and PNG plots (throughput and speedup against problem size).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HOST_ENV = {"OMP_PROC_BIND": "spread", "OMP_PLACES": "threads"}
+
+
+class RunError(RuntimeError):
+    pass
+
+
+def parse_exe(spec: str) -> dict:
+    """'name=path[,threads=N]' -> {'name', 'path', 'threads'}"""
+    if "=" not in spec:
+        raise argparse.ArgumentTypeError(f"--exe wants NAME=PATH[,threads=N], got '{spec}'")
+    name, rest = spec.split("=", 1)
+    parts = rest.split(",")
+    exe = {"name": name, "path": parts[0], "threads": None}
+    for p in parts[1:]:
+        key, _, value = p.partition("=")
+        if key != "threads" or not value.isdigit() or int(value) < 1:
+            raise argparse.ArgumentTypeError(f"bad option '{p}' in --exe {spec}")
+        exe["threads"] = int(value)
+    if not (os.path.isfile(exe["path"]) and os.access(exe["path"], os.X_OK)):
+        raise argparse.ArgumentTypeError(f"{exe['path']} is not an executable")
+    return exe
+
+
+def load_suite(path: str) -> dict:
+    with open(path) as f:
+        suite = json.load(f)
+    for key in ("name", "model", "cases"):
+        if key not in suite:
+            raise ValueError(f"suite {path}: missing '{key}'")
+    suite.setdefault("precisions", ["double"])
+    suite.setdefault("repetitions", 3)
+    suite.setdefault("warmup", 1)
+    suite.setdefault("compare", [])
+    for case in suite["cases"]:
+        if "name" not in case or "args" not in case:
+            raise ValueError(f"suite {path}: every case needs 'name' and 'args'")
+        case.setdefault("size", None)
+        case.setdefault("skip", [])
+    return suite
+
+
+def lookup(doc: dict, dotted: str):
+    cur = doc
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def run_once(exe: dict, args: list[str], timeout: float) -> tuple[dict, float]:
+    env = dict(os.environ, **HOST_ENV)
+    cmd = [exe["path"]]
+    if exe["threads"]:
+        cmd += ["--threads", str(exe["threads"])]
+        env["OMP_NUM_THREADS"] = str(exe["threads"])
+    with tempfile.TemporaryDirectory() as d:
+        report = os.path.join(d, "report.json")
+        start = time.perf_counter()
+        proc = subprocess.run(cmd + args + ["--json", report], capture_output=True, text=True, env=env,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        if proc.returncode not in (0, 3) or not os.path.exists(report):
+            raise RunError(f"{' '.join(cmd + args)} exited {proc.returncode}: {proc.stderr.strip()[-500:]}")
+        with open(report) as f:
+            return json.load(f), wall
+
+
+def probe(exe: dict, size: str, timeout: float) -> dict:
+    doc, _ = run_once(exe, ["probe", "--size", size, "--quiet"], timeout)
+    return doc["results"]
+
+
+def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
+    totals = [r["timing"]["total_seconds"] for r in reports]
+    phases = {}
+    for name in reports[0]["timing"]["phases"]:
+        phases[name] = statistics.median(r["timing"]["phases"][name]["seconds"] for r in reports)
+    last = reports[-1]
+    return {"median_s": statistics.median(totals), "min_s": min(totals), "max_s": max(totals),
+            "wall_median_s": statistics.median(walls), "phases_median_s": phases,
+            "iterations": last.get("iterations"), "status": last.get("status"), "results": last.get("results", {}),
+            "parameters": last.get("parameters", {}), "backend": last.get("backend", {}),
+            "parity": last.get("parity", {})}
+
+
+def roofline_fraction(summary: dict, bounds: dict | None, precision: str) -> dict:
+    """Achieved fraction of the copy-bandwidth and FMA-rate bounds, from the model's own
+    results.work_bytes / results.work_flops for the timed phases."""
+    if not bounds:
+        return {}
+    out = {}
+    t = summary["median_s"]
+    work_bytes = lookup(summary["results"], "work_bytes")
+    work_flops = lookup(summary["results"], "work_flops")
+    if work_bytes and t > 0:
+        out["GBps"] = work_bytes / t * 1e-9
+        out["bandwidth_fraction"] = out["GBps"] / bounds["copy_GBps"]
+    if work_flops and t > 0:
+        peak = bounds["fp32_GFLOPs"] if precision == "float" else bounds["fp64_GFLOPs"]
+        out["GFLOPs"] = work_flops / t * 1e-9
+        out["flops_fraction"] = out["GFLOPs"] / peak
+    return out
+
+
+def differences(values: dict, reference: str) -> dict:
+    """Max abs and rel difference of each compared output against the reference backend."""
+    out = {}
+    ref = values.get(reference)
+    if ref is None:
+        return out
+    for backend, vals in values.items():
+        if backend == reference:
+            continue
+        worst_abs = worst_rel = 0.0
+        for key, v in vals.items():
+            r = ref.get(key)
+            for a, b in zip(_flat(v), _flat(r)):
+                if a is None or b is None:
+                    continue
+                worst_abs = max(worst_abs, abs(a - b))
+                worst_rel = max(worst_rel, abs(a - b) / max(abs(b), 1e-300))
+        out[backend] = {"max_abs": worst_abs, "max_rel": worst_rel}
+    return out
+
+
+def _flat(v):
+    if isinstance(v, list):
+        for x in v:
+            yield from _flat(x)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        yield float(v)
+    else:
+        yield None
+
+
+def build_rows(results: list[dict], reference: str) -> list[dict]:
+    rows = []
+    for entry in results:
+        ref = entry["backends"].get(reference)
+        for backend, s in entry["backends"].items():
+            row = {"suite": entry["suite"], "case": entry["case"], "size": entry["size"], "precision": entry["precision"],
+                   "backend": backend, "median_s": s["median_s"], "min_s": s["min_s"], "max_s": s["max_s"],
+                   "wall_median_s": s["wall_median_s"], "iterations": s["iterations"], "status": s["status"]}
+            row["ratio_to_reference"] = (s["median_s"] / ref["median_s"]) if ref and ref["median_s"] > 0 else None
+            tp = lookup(s["results"], "throughput")
+            row["throughput"] = tp["value"] / s["median_s"] if isinstance(tp, dict) and s["median_s"] > 0 else None
+            row["throughput_unit"] = tp["unit"] + "/s" if isinstance(tp, dict) else None
+            row.update({k: v for k, v in s.get("roofline", {}).items()})
+            d = entry["differences"].get(backend, {})
+            row["max_abs_diff"] = d.get("max_abs")
+            row["max_rel_diff"] = d.get("max_rel")
+            rows.append(row)
+    return rows
+
+
+def markdown_table(rows: list[dict], backends: list[str], reference: str) -> str:
+    others = [b for b in backends if b != reference]
+    head = ["suite", "case", "precision"] + [f"{b} [s]" for b in backends] + [f"{b}/{reference}" for b in others]
+    head += [f"max rel diff {b}" for b in others] + ["roofline"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    keyed = {}
+    for r in rows:
+        keyed.setdefault((r["suite"], r["case"], r["precision"]), {})[r["backend"]] = r
+    for (suite, case, precision), per in keyed.items():
+        cells = [suite, case, precision]
+        cells += [f"{per[b]['median_s']:.4g}" if b in per else "—" for b in backends]
+        for b in others:
+            ratio = per[b]["ratio_to_reference"] if b in per else None
+            cells.append(f"{ratio:.3g}x" if ratio else "—")
+        for b in others:
+            d = per[b]["max_rel_diff"] if b in per else None
+            cells.append(f"{d:.2e}" if d is not None else "—")
+        ref = per.get(reference, {})
+        roof = []
+        if ref.get("bandwidth_fraction") is not None:
+            roof.append(f"{100 * ref['bandwidth_fraction']:.0f}% BW")
+        if ref.get("flops_fraction") is not None:
+            roof.append(f"{100 * ref['flops_fraction']:.0f}% FLOP")
+        cells.append(", ".join(roof) or "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot(rows: list[dict], backends: list[str], reference: str, out: Path) -> list[str]:
+    """throughput-<suite>.png and speedup-<suite>.png against problem size (cases with a size)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    written = []
+    for suite in sorted({r["suite"] for r in rows}):
+        sized = [r for r in rows if r["suite"] == suite and r["size"]]
+        if not sized:
+            continue
+        for kind in ("throughput", "speedup"):
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for precision in sorted({r["precision"] for r in sized}):
+                for b in backends:
+                    pts = sorted((r["size"], r) for r in sized if r["backend"] == b and r["precision"] == precision)
+                    if kind == "throughput":
+                        xy = [(s, r["throughput"] if r["throughput"] else s / r["median_s"]) for s, r in pts]
+                    else:
+                        if b == reference:
+                            continue
+                        xy = [(s, 1 / r["ratio_to_reference"]) for s, r in pts if r["ratio_to_reference"]]
+                    if xy:
+                        ax.plot(*zip(*xy), marker="o", label=f"{b} ({precision})")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("problem size")
+            unit = next((r["throughput_unit"] for r in sized if r["throughput_unit"]), "size/s")
+            ax.set_ylabel(unit if kind == "throughput" else f"speedup of {reference} over backend")
+            ax.set_title(f"{suite}: {kind}")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            name = f"{kind}-{suite}.png"
+            fig.savefig(out / name, dpi=120)
+            plt.close(fig)
+            written.append(name)
+    return written
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", action="append", required=True, help="suite file (repeatable)")
+    ap.add_argument("--exe", action="append", type=parse_exe, required=True, help="NAME=PATH[,threads=N] (repeatable)")
+    ap.add_argument("--reference", help="backend the others are compared with (default: cuda if given, else the last --exe)")
+    ap.add_argument("--out", required=True, help="output folder")
+    ap.add_argument("--repetitions", type=int, help="override the suites' repetitions")
+    ap.add_argument("--warmup", type=int, help="override the suites' warm-up runs")
+    ap.add_argument("--probe", choices=["none", "tiny", "small", "full"], default="small",
+                    help="roofline probe size (full for GPUs); none to skip")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per run")
+    ap.add_argument("--only", action="append", default=[], help="run only cases whose name contains this")
+    args = ap.parse_args(argv)
+
+    try:
+        suites = [load_suite(s) for s in args.suite]
+    except (OSError, ValueError) as e:
+        ap.error(str(e))
+    backends = [e["name"] for e in args.exe]
+    if len(set(backends)) != len(backends):
+        ap.error("backend names must be distinct")
+    reference = args.reference or ("cuda" if "cuda" in backends else backends[-1])
+    if reference not in backends:
+        ap.error(f"--reference {reference} is not among the --exe names")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    doc = {"schema": "parity.comparison/1", "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+           "commit": git_commit(), "reference": reference, "environment": HOST_ENV,
+           "timed": "median over repetitions of the model's fenced phases (timing.total_seconds); warm-up runs excluded; "
+                    "wall_median_s includes process start-up and set-up",
+           "backends": {}, "results": []}
+    bounds = {}
+    try:
+        for exe in args.exe:
+            info, _ = run_once(exe, ["info"], args.timeout)
+            doc["backends"][exe["name"]] = {"path": exe["path"], "threads": exe["threads"], **info["backend"],
+                                            "parity": info["parity"]}
+            if args.probe != "none":
+                bounds[exe["name"]] = probe(exe, args.probe, args.timeout)
+                doc["backends"][exe["name"]]["bounds"] = bounds[exe["name"]]
+        for suite in suites:
+            reps = args.repetitions if args.repetitions is not None else suite["repetitions"]
+            warm = args.warmup if args.warmup is not None else suite["warmup"]
+            for case in suite["cases"]:
+                if args.only and not any(o in case["name"] for o in args.only):
+                    continue
+                for precision in suite["precisions"]:
+                    entry = {"suite": suite["name"], "case": case["name"], "size": case["size"], "precision": precision,
+                             "args": case["args"], "backends": {}, "differences": {}}
+                    compared = {}
+                    for exe in args.exe:
+                        if exe["name"] in case["skip"]:
+                            continue
+                        cmd = [suite["model"], *case["args"], "--precision", precision, "--quiet"]
+                        for _ in range(warm):
+                            run_once(exe, cmd, args.timeout)
+                        runs = [run_once(exe, cmd, args.timeout) for _ in range(max(reps, 1))]
+                        s = summarize_runs([r for r, _ in runs], [w for _, w in runs])
+                        s["roofline"] = roofline_fraction(s, bounds.get(exe["name"]), precision)
+                        entry["backends"][exe["name"]] = s
+                        compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
+                        print(f"{suite['name']:>18} {case['name']:<24} {precision:<6} {exe['name']:<8} "
+                              f"{s['median_s']:10.4f} s", flush=True)
+                    entry["differences"] = differences(compared, reference)
+                    doc["results"].append(entry)
+    except (RunError, subprocess.TimeoutExpired) as e:
+        print(f"runner: {e}", file=sys.stderr)
+        with open(out / "results.json", "w") as f:  # keep what was measured
+            json.dump(doc, f, indent=2)
+        return 1
+
+    rows = build_rows(doc["results"], reference)
+    with open(out / "results.json", "w") as f:
+        json.dump(doc, f, indent=2)
+    write_csv(rows, out / "results.csv")
+    table = markdown_table(rows, backends, reference)
+    header = (f"Commit {doc['commit']}, {doc['date']}. Reference backend: {reference}. "
+              f"Times: {doc['timed']}. Host environment: {HOST_ENV}.\n\n")
+    devices = "".join(f"- {b}: {v.get('device_name')} ({v.get('execution_space')}, concurrency {v.get('concurrency')}, "
+                      f"Kokkos {v.get('kokkos_version')}, {v.get('kernel_compiler')})\n" for b, v in doc["backends"].items())
+    (out / "table.md").write_text(header + devices + "\n" + table)
+    print(table)
+    plots = plot(rows, backends, reference, out)
+    print(f"wrote {out}/results.json, results.csv, table.md" + (", " + ", ".join(plots) if plots else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
