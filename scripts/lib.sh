@@ -69,6 +69,7 @@ in_build_env() {
         mount --bind "$repo" "$root$inner"
         mount -t proc proc "$root/proc"
         mount --bind /dev "$root/dev"
+        mount --bind /sys "$root/sys"   # libgomp reads the CPU topology for OMP_PLACES
         exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
           /bin/bash -c "cd \"\$0\" && exec \"\$@\"" "$cwd" "$@"
       ' parity-sysroot "$PARITY_SYSROOT" "$PARITY_REPO" "$PARITY_INNER_REPO" "$inner_cwd" \
