@@ -239,6 +239,7 @@ class KuramotoCommand final : public cli::Command {
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
     KuramotoParams p;
     p.oscillators = size == cli::Size::small ? 1 << 12 : (size == cli::Size::medium ? 1 << 20 : 1 << 24);
+    if (size == cli::Size::small) p.dt = 0.02, p.steps = 1000, p.sample_every = 10;  // same t = 20
     return solve_and_report(p, context);
   }
 
