@@ -166,8 +166,9 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
         int w = 0;
         if constexpr (System::wrapped >= 0) {
           Real const L = s.period();
-          Real const n = Kokkos::floor(st[System::wrapped] / L);
-          st[System::wrapped] -= n * L;
+          int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+          Real const n = Kokkos::floor(st[wc] / L);
+          st[wc] -= n * L;
           w = int(n);
         }
         for (int k = 0; k < System::dim; ++k) x(g, k) = st[k];
@@ -206,7 +207,8 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
           for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
           step_once<S>(s, step, dt, st, dW);
           if constexpr (System::wrapped >= 0) {
-            Real& y = st[System::wrapped];
+            int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+            Real& y = st[wc];
             if (y >= L || y < Real(0)) {
               Real const n = Kokkos::floor(y / L);
               y -= n * L;
@@ -217,14 +219,14 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
             ++counted;
             for (int k = 0; k < dim; ++k) sum[k] += st[k];
             // Unwrapped relative to the launch's start (small numbers, no float cancellation).
-            if constexpr (System::wrapped >= 0) sum[System::wrapped] += L * Real(w - w0);
+            if constexpr (System::wrapped >= 0) sum[int(System::wrapped)] += L * Real(w - w0);
           }
         }
         for (int k = 0; k < dim; ++k) x(g, k) = st[k];
         wind(g) = w;
         if (counted > 0) {
           for (int k = 0; k < dim; ++k) acc(g, k) += double(sum[k]);
-          if constexpr (System::wrapped >= 0) acc(g, System::wrapped) += double(L) * double(w0) * counted;
+          if constexpr (System::wrapped >= 0) acc(g, int(System::wrapped)) += double(L) * double(w0) * counted;
         }
       });
 }
@@ -327,7 +329,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     Kokkos::parallel_for(
         "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
           auto h = scatter.access();
-          int b = int(x(g, System::wrapped) / L * Real(bins));
+          int b = int(x(g, int(System::wrapped)) / L * Real(bins));
           b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
           h(g / paths, b) += 1;
         });

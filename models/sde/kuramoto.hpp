@@ -120,14 +120,13 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         Real const xi = x(i);
         Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
         Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-        Real xn;
+        // Captures happen outside `if constexpr` (nvcc's extended lambdas require it).
+        Sums<2> const s1 = sc_pred();  // predictor sums (SRK2 only)
+        Real const half_dt = Real(0.5) * dt;
+        Real xn = xi + f0 * dt + gdw;  // Euler step, or the SRK2 predictor
         if constexpr (S == Stepper::srk2) {
-          Sums<2> const s1 = sc_pred();
-          Real const xp = xi + f0 * dt + gdw;
-          Real const f1 = mean_field_drift(xp, omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
-          xn = xi + (f0 + f1) * (Real(0.5) * dt) + gdw;
-        } else {
-          xn = xi + f0 * dt + gdw;
+          Real const f1 = mean_field_drift(xn, omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+          xn = xi + (f0 + f1) * half_dt + gdw;
         }
         xn = wrap_phase(xn);
         x(i) = xn;
