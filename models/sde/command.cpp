@@ -1,0 +1,314 @@
+#include "models/sde/command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/sde/entry.hpp"
+#include "models/sde/params.hpp"
+#include "models/sde/result.hpp"
+#include "parity/report/npy.hpp"
+#include "parity/run/errors.hpp"
+
+namespace parity::sde {
+namespace {
+
+constexpr double paper_josephson_srk2_flops = 79;  // Januszewski & Kostur (2010), appendix
+
+double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
+
+void add_rates(nlohmann::json& results, double steps_total, double seconds, double flops_per_step, double bytes_per_step) {
+  results["steps_total"] = steps_total;
+  results["integrate_seconds"] = seconds;
+  results["flops_per_step"] = flops_per_step;
+  results["bytes_per_step"] = bytes_per_step;
+  if (seconds > 0) {
+    results["steps_per_second"] = steps_total / seconds;
+    results["gflops"] = steps_total * flops_per_step / seconds * 1e-9;
+  }
+}
+
+// ----------------------------------------------------------------------------------- josephson
+
+class JosephsonCommand final : public cli::Command {
+ public:
+  std::string name() const override { return "josephson"; }
+  std::string description() const override {
+    return "Noisy driven Josephson junction x'' + gamma x' = -V'(x) + a cos(omega t) + f + sqrt(2 gamma D) xi, "
+           "V = sin(2 pi x): ensembles and parameter sweeps, asymptotic mean velocity <<v>>";
+  }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--gamma", p_.gamma, "Damping gamma")->capture_default_str();
+    sub.add_option("--amplitude,-a", p_.a, "Drive amplitude a")->capture_default_str();
+    sub.add_option("--omega", p_.omega, "Drive angular frequency omega")->capture_default_str();
+    sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
+    sub.add_option("--force,-f", p_.f, "Constant bias force f")->capture_default_str();
+    sub.add_option("--steps-per-period", p_.steps_per_period, "Time steps per drive period (dt = 2 pi / omega / this)")
+        ->capture_default_str();
+    sub.add_option("--periods", p_.periods, "Run length in drive periods")->capture_default_str();
+    sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>>")->capture_default_str();
+    sub.add_option("--paths", p_.paths, "Trajectories per parameter value (paper: 2^19)")->capture_default_str();
+    sub.add_option("--sample-every", p_.sample_every, "Steps between on-device ensemble samples")->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 1 at the end")->capture_default_str();
+    sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
+    sub.add_option("--stepper", p_.stepper, "srk2 (2nd-order stochastic Runge-Kutta) or euler (Euler-Maruyama)")
+        ->capture_default_str();
+    sub.add_option("--sweep", sweep_text_,
+                   "Sweep a parameter, NAME:LO:HI:N with NAME in a, f, D, gamma; twice for a 2-D sweep "
+                   "(all points in one launch)");
+  }
+
+  report::RunReport execute(cli::Context& context) override {
+    p_.sweeps.clear();
+    for (auto const& s : sweep_text_) p_.sweeps.push_back(parse_sweep(s));
+    return solve_and_report(p_, context);
+  }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    JosephsonParams p;
+    p.paths = size == cli::Size::small ? 1 << 12 : (size == cli::Size::medium ? 1 << 16 : 1 << 19);
+    p.periods = size == cli::Size::small ? 100 : (size == cli::Size::medium ? 500 : 2000);
+    p.transient_periods = p.periods / 10;
+    return solve_and_report(p, context);
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto const& res = r.results;
+    auto const& v = res["mean_velocity"];
+    std::string s;
+    if (v.size() == 1)
+      s = fmt::format("<<v>> = {:.4f} +- {:.4f}", v[0].get<double>(), res["mean_velocity_error"][0].get<double>());
+    else {
+      double lo = 1e300, hi = -1e300;
+      for (auto const& x : v) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
+      s = fmt::format("<<v>> in [{:.4f}, {:.4f}] over {} sweep points", lo, hi, v.size());
+    }
+    if (res.contains("steps_per_second")) s += fmt::format(", {:.3g} steps/s", res["steps_per_second"].get<double>());
+    return s;
+  }
+
+ private:
+  report::RunReport solve_and_report(JosephsonParams const& p, cli::Context& context) {
+    validate(p);
+    report::RunReport r;
+    r.model = "josephson";
+    r.parameters = {{"gamma", p.gamma}, {"a", p.a}, {"omega", p.omega}, {"D", p.D}, {"f", p.f},
+                    {"steps_per_period", p.steps_per_period}, {"periods", p.periods},
+                    {"transient_periods", p.transient_periods}, {"paths", p.paths}, {"sample_every", p.sample_every},
+                    {"bins", p.bins}, {"seed", p.seed}, {"stepper", p.stepper},
+                    {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
+    nlohmann::json sweeps = nlohmann::json::array();
+    for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
+    r.parameters["sweeps"] = sweeps;
+    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+
+    auto const res = run(p, context.precision, context.progress, r.phases);
+    auto const& e = res.ensemble;
+    r.iterations = res.steps;
+    r.timing_note = "each phase: wall time between two fences; integrate = all steps plus the on-device sampling "
+                    "every sample_every steps";
+    int const P = e.params, dim = e.dim, S = e.samples;
+    std::vector<double> vbar(P), verr(P), xfinal(P), vfinal(P), xvar(P), vvar(P);
+    for (int q = 0; q < P; ++q) {
+      vbar[q] = e.time_average[q * dim + 1];
+      verr[q] = e.time_average_error[q * dim + 1];
+      std::size_t const last = (std::size_t(S - 1) * P + q) * dim;
+      xfinal[q] = e.mean[last];
+      vfinal[q] = e.mean[last + 1];
+      xvar[q] = e.variance[last];
+      vvar[q] = e.variance[last + 1];
+    }
+    auto& out = r.results;
+    out["dt"] = res.dt;
+    out["steps"] = res.steps;
+    out["paths_total"] = res.paths_total;
+    out["sweep_points"] = P;
+    out["sweep_axes"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < res.axis_names.size(); ++i)
+      out["sweep_axes"].push_back({{"name", res.axis_names[i]}, {"values", res.axis_values[i]}});
+    out["mean_velocity"] = vbar;
+    out["mean_velocity_error"] = verr;
+    out["mean_velocity_note"] = "<<v>>: time average of v over steps after the transient, averaged over paths; "
+                                "error = standard deviation of the per-path averages / sqrt(paths)";
+    out["final_mean_x"] = xfinal;
+    out["final_variance_x"] = xvar;
+    out["final_mean_v"] = vfinal;
+    out["final_variance_v"] = vvar;
+    out["histogram_bins"] = e.bins;
+    if (P == 1) out["histogram"] = e.histogram;
+    out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
+    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not";
+    double const steps_total = double(res.steps) * double(res.paths_total);
+    add_rates(out, steps_total, phase_seconds(r, "parity::josephson::integrate"), res.flops_per_step, res.bytes_per_step);
+    if (p.stepper == "srk2" && out.contains("steps_per_second"))
+      out["gflops_paper_count"] = out["steps_per_second"].get<double>() * paper_josephson_srk2_flops * 1e-9;
+
+    if (!context.output_dir.empty()) write_arrays(context.output_dir, res);
+    return r;
+  }
+
+  static void write_arrays(std::string const& dir, JosephsonResult const& res) {
+    auto const& e = res.ensemble;
+    int const P = e.params, dim = e.dim, S = e.samples;
+    std::vector<std::size_t> pshape;
+    for (auto const& v : res.axis_values) pshape.push_back(v.size());
+    auto with = [&](std::vector<std::size_t> front, std::vector<std::size_t> back) {
+      for (auto b : back) front.push_back(b);
+      return front;
+    };
+    std::vector<double> vbar(P), verr(P);
+    for (int q = 0; q < P; ++q) vbar[q] = e.time_average[q * dim + 1], verr[q] = e.time_average_error[q * dim + 1];
+    report::write_npy(dir + "/mean_velocity.npy", vbar, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
+    report::write_npy(dir + "/mean_velocity_error.npy", verr, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
+    for (std::size_t i = 0; i < res.axis_names.size(); ++i)
+      report::write_npy(dir + "/sweep_" + res.axis_names[i] + ".npy", res.axis_values[i], {res.axis_values[i].size()});
+    std::vector<double> t(S);
+    for (int s = 0; s < S; ++s) t[s] = double(e.sample_steps[s]) * res.dt;
+    report::write_npy(dir + "/t.npy", t, {std::size_t(S)});
+    char const* names[2] = {"x", "v"};
+    for (int k = 0; k < dim; ++k) {
+      std::vector<double> m(std::size_t(S) * P), v(std::size_t(S) * P);
+      for (std::size_t i = 0; i < m.size(); ++i) m[i] = e.mean[i * dim + k], v[i] = e.variance[i * dim + k];
+      report::write_npy(dir + "/mean_" + names[k] + ".npy", m, with({std::size_t(S)}, pshape));
+      report::write_npy(dir + "/variance_" + names[k] + ".npy", v, with({std::size_t(S)}, pshape));
+    }
+    std::vector<double> centers(e.bins);
+    for (int b = 0; b < e.bins; ++b) centers[b] = (b + 0.5) / e.bins;
+    report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
+    report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(e.histogram),
+                      with(pshape, {std::size_t(e.bins)}));
+  }
+
+  JosephsonParams p_;
+  std::vector<std::string> sweep_text_;
+};
+
+// ------------------------------------------------------------------------------------ kuramoto
+
+// Stationary order parameter of the noisy Kuramoto model with identical oscillators for N -> oo:
+// P(x) ~ exp((K r / D) cos x), so r = I1(K r / D) / I0(K r / D); r = 0 for K <= 2 D.
+double kuramoto_theory_r(double K, double D) {
+  if (D <= 0) return 1.0;
+  double const a = K / D;
+  if (a <= 2) return 0.0;
+  double r = 1.0;
+  for (int it = 0; it < 10000; ++it) {
+    double const z = a * r;
+    double const next = z > 700 ? 1.0 - 0.5 / z : std::cyl_bessel_i(1.0, z) / std::cyl_bessel_i(0.0, z);
+    if (std::abs(next - r) < 1e-14) return next;
+    r = next;
+  }
+  return r;
+}
+
+class KuramotoCommand final : public cli::Command {
+ public:
+  std::string name() const override { return "kuramoto"; }
+  std::string description() const override {
+    return "Noisy Kuramoto model gamma x_i' = omega_i + (K/N) sum_j sin(x_j - x_i) + sqrt(2 gamma D) xi_i: order "
+           "parameter r(t) and phase density, mean-field or all-pairs kernel";
+  }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--oscillators,-N", p_.oscillators, "Number of oscillators N (paper: 2^24)")->capture_default_str();
+    sub.add_option("--coupling-strength,-K", p_.K, "Coupling K (K_ij = K / N)")->capture_default_str();
+    sub.add_option("--gamma", p_.gamma, "Friction gamma")->capture_default_str();
+    sub.add_option("--noise,-D", p_.D, "Noise intensity D (the paper's T with gamma = 1)")->capture_default_str();
+    sub.add_option("--omega-mean", p_.omega_mean, "Mean natural frequency")->capture_default_str();
+    sub.add_option("--omega-spread", p_.omega_spread, "Standard deviation of the natural frequencies (Gaussian)")
+        ->capture_default_str();
+    sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
+    sub.add_option("--steps", p_.steps, "Number of steps")->capture_default_str();
+    sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
+        ->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")->capture_default_str();
+    sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
+    sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
+    sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
+        ->capture_default_str();
+    sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
+  }
+
+  report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    KuramotoParams p;
+    p.oscillators = size == cli::Size::small ? 1 << 12 : (size == cli::Size::medium ? 1 << 20 : 1 << 24);
+    if (size == cli::Size::small) p.dt = 0.02, p.steps = 1000, p.sample_every = 10;  // same t = 20
+    return solve_and_report(p, context);
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto const& res = r.results;
+    std::string s = fmt::format("r(end) = {:.4f}, <r> over the second half = {:.4f} (N -> oo theory {:.4f})",
+                                res["r_final"].get<double>(), res["r_mean_second_half"].get<double>(),
+                                res["r_theory"].get<double>());
+    if (res.contains("steps_per_second"))
+      s += fmt::format(", {:.3g} oscillator steps/s", res["steps_per_second"].get<double>());
+    return s;
+  }
+
+ private:
+  report::RunReport solve_and_report(KuramotoParams const& p, cli::Context& context) {
+    validate(p);
+    report::RunReport r;
+    r.model = "kuramoto";
+    r.parameters = {{"oscillators", p.oscillators}, {"K", p.K}, {"gamma", p.gamma}, {"D", p.D},
+                    {"omega_mean", p.omega_mean}, {"omega_spread", p.omega_spread}, {"dt", p.dt},
+                    {"steps", p.steps}, {"sample_every", p.sample_every}, {"bins", p.bins}, {"seed", p.seed},
+                    {"stepper", p.stepper}, {"coupling", p.coupling}, {"tile", p.tile},
+                    {"initial_conditions", "x uniform in [0, 2 pi)"}};
+    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    auto const res = run(p, context.precision, context.progress, r.phases);
+    auto const& k = res.kuramoto;
+    r.iterations = k.steps_done;
+    r.timing_note = "each phase: wall time between two fences; integrate = all steps plus sampling r and the "
+                    "histogram every sample_every steps";
+    auto& out = r.results;
+    std::vector<double> t(k.samples);
+    for (int s = 0; s < k.samples; ++s) t[s] = double(k.sample_steps[s]) * p.dt;
+    out["t"] = t;
+    out["r"] = k.r;
+    out["r_final"] = k.r.back();
+    double sum = 0;
+    int cnt = 0;
+    for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;
+    out["r_mean_second_half"] = cnt ? sum / cnt : k.r.back();
+    out["r_theory"] = p.omega_spread == 0 ? nlohmann::json(kuramoto_theory_r(p.K, p.D)) : nlohmann::json(nullptr);
+    out["r_theory_note"] = "identical oscillators, N -> infinity: r = I1(K r / D) / I0(K r / D); finite N adds "
+                           "O(1/sqrt(N)) fluctuations";
+    out["histogram_bins"] = k.bins;
+    out["histogram_final"] =
+        std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
+    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not; "
+                              "per oscillator step";
+    add_rates(out, double(k.steps_done) * p.oscillators, phase_seconds(r, "parity::kuramoto::integrate"),
+              res.flops_per_step, res.bytes_per_step);
+    if (!context.output_dir.empty()) {
+      auto const& dir = context.output_dir;
+      report::write_npy(dir + "/t.npy", t, {t.size()});
+      report::write_npy(dir + "/r.npy", k.r, {k.r.size()});
+      report::write_npy(dir + "/psi.npy", k.psi, {k.psi.size()});
+      std::vector<double> centers(k.bins);
+      for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
+      report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
+      report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(k.histogram),
+                        {std::size_t(k.samples), std::size_t(k.bins)});
+    }
+    return r;
+  }
+
+  KuramotoParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<cli::Command> make_josephson_command() { return std::make_unique<JosephsonCommand>(); }
+std::unique_ptr<cli::Command> make_kuramoto_command() { return std::make_unique<KuramotoCommand>(); }
+
+}  // namespace parity::sde

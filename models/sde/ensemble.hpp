@@ -1,0 +1,346 @@
+#pragma once
+// Ensemble integration of a small SDE system: one trajectory per thread, `paths` trajectories per
+// parameter value, and a 1-D or 2-D sweep of parameter values, all in one launch.
+//
+// A system (besides what stepper.hpp asks for) provides
+//   static constexpr int wrapped;   // component kept modulo period() (a phase), or -1
+//   KOKKOS_FUNCTION real_type period() const;
+//   KOKKOS_FUNCTION void initial(random::PhiloxStream<real_type>& rng, State& x) const;
+//   KOKKOS_FUNCTION void set(int field, double value);   // a swept parameter (field ids are the system's)
+// The wrapped component is stored in [0, period) plus an integer winding count per path, so
+// positions keep full precision in float however far a particle runs; moments use the unwrapped
+// value.
+//
+// Launches advance every path by `sample_every` steps; after each, ensemble means and variances of
+// every component (per parameter value) are reduced on the device into a samples array. Time
+// averages of each component over steps (average_from, steps] accumulate per path. Nothing of the
+// per-path state leaves the device; the host copies only the reduced arrays at the end.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_ScatterView.hpp>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/sde/noise.hpp"
+#include "models/sde/result.hpp"
+#include "models/sde/stepper.hpp"
+#include "parity/random/philox.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::sde {
+
+// Up to two swept parameters; point p of the sweep is (i0, i1) = (p / n1, p % n1).
+struct SweepAxis {
+  int field = -1;  // the system's field id; -1: no sweep along this axis
+  double lo = 0, hi = 0;
+  int n = 1;
+  KOKKOS_INLINE_FUNCTION double value(int i) const { return n == 1 ? lo : lo + (hi - lo) * double(i) / double(n - 1); }
+};
+
+struct Sweep {
+  SweepAxis axis[2];
+  KOKKOS_INLINE_FUNCTION int size() const { return axis[0].n * axis[1].n; }
+  template <class System>
+  KOKKOS_INLINE_FUNCTION void apply(int p, System& s) const {
+    int const i0 = p / axis[1].n, i1 = p % axis[1].n;
+    if (axis[0].field >= 0) s.set(axis[0].field, axis[0].value(i0));
+    if (axis[1].field >= 0) s.set(axis[1].field, axis[1].value(i1));
+  }
+};
+
+struct EnsembleConfig {
+  int paths = 1024;          // per parameter value
+  long steps = 1000;
+  double dt = 0.01;
+  int sample_every = 100;    // steps per launch; moments are sampled after each launch
+  long average_from = 0;     // time averages over steps (average_from, steps]
+  int bins = 0;              // histogram of the wrapped component at the end (0: none)
+  std::uint64_t seed = 1;
+  Stepper stepper = Stepper::srk2;
+};
+
+namespace detail {
+
+template <int K>
+struct Sums {
+  double v[K];
+  KOKKOS_INLINE_FUNCTION Sums() {
+    for (int k = 0; k < K; ++k) v[k] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION Sums& operator+=(Sums const& o) {
+    for (int k = 0; k < K; ++k) v[k] += o.v[k];
+    return *this;
+  }
+};
+
+}  // namespace detail
+}  // namespace parity::sde
+
+template <int K>
+struct Kokkos::reduction_identity<parity::sde::detail::Sums<K>> {
+  KOKKOS_FORCEINLINE_FUNCTION static parity::sde::detail::Sums<K> sum() { return {}; }
+};
+
+namespace parity::sde::detail {
+
+template <class Real, class Mem>
+using States = Kokkos::View<Real**, Mem>;  // (global path, component)
+
+// Value of component k of path g, the wrapped component unwrapped.
+template <class Real, class Mem>
+struct StateValue {
+  Kokkos::View<Real**, Mem> x;
+  Kokkos::View<int*, Mem> wind;
+  int wrapped;
+  double period;
+  KOKKOS_INLINE_FUNCTION double operator()(int g, int k) const {
+    double v = double(x(g, k));
+    if (k == wrapped) v += period * double(wind(g));
+    return v;
+  }
+};
+
+template <class Mem>
+struct ScaledValue {
+  Kokkos::View<double**, Mem> a;
+  double scale;
+  KOKKOS_INLINE_FUNCTION double operator()(int g, int k) const { return a(g, k) * scale; }
+};
+
+// Per sweep point p: out(p, 2k) = sum over its paths of value(g, k), out(p, 2k+1) = sum of squares.
+// Teams reduce chunks of paths (coalesced on GPUs), a second pass adds the chunks in a fixed order:
+// the sums are the same on every run and every thread count.
+template <int Dim, class ExecSpace, class Value, class Out>
+void moment_sums(ExecSpace const& space, Value const& value, int params, int paths, Kokkos::View<double**, typename ExecSpace::memory_space> partial, Out const& out) {
+  constexpr int K = 2 * Dim;
+  int const chunk = 1024;
+  int const chunks = (paths + chunk - 1) / chunk;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  Kokkos::parallel_for(
+      "parity::sde::moment_partials", Policy(space, params * chunks, Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
+        int const p = team.league_rank() / chunks, c = team.league_rank() % chunks;
+        int const begin = c * chunk, end = begin + chunk < paths ? begin + chunk : paths;
+        Sums<K> s;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, begin, end),
+            [&](int i, Sums<K>& acc) {
+              int const g = p * paths + i;
+              for (int k = 0; k < Dim; ++k) {
+                double const v = value(g, k);
+                acc.v[2 * k] += v;
+                acc.v[2 * k + 1] += v * v;
+              }
+            },
+            s);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          for (int k = 0; k < K; ++k) partial(team.league_rank(), k) = s.v[k];
+        });
+      });
+  Kokkos::parallel_for(
+      "parity::sde::moment_totals", Kokkos::RangePolicy<ExecSpace>(space, 0, params), KOKKOS_LAMBDA(int p) {
+        for (int k = 0; k < K; ++k) {
+          double t = 0;
+          for (int c = 0; c < chunks; ++c) t += partial(p * chunks + c, k);
+          out(p, k) = t;
+        }
+      });
+}
+
+template <class ExecSpace, class System>
+void initialize_states(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
+                       States<typename System::real_type, typename ExecSpace::memory_space> const& x,
+                       Kokkos::View<int*, typename ExecSpace::memory_space> const& wind) {
+  using Real = typename System::real_type;
+  int const total = sweep.size() * paths;
+  Kokkos::parallel_for(
+      "parity::sde::initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+        System s = base;
+        sweep.apply(g / paths, s);
+        random::PhiloxStream<Real> rng(seed, std::uint64_t(g) | initial_state_stream_bit);
+        State<System> st;
+        s.initial(rng, st);
+        int w = 0;
+        if constexpr (System::wrapped >= 0) {
+          Real const L = s.period();
+          int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+          Real const n = Kokkos::floor(st[wc] / L);
+          st[wc] -= n * L;
+          w = int(n);
+        }
+        for (int k = 0; k < System::dim; ++k) x(g, k) = st[k];
+        wind(g) = w;
+      });
+}
+
+// Advances every path from step0 by nsteps; accumulates time averages over steps > average_from.
+template <Stepper S, class ExecSpace, class System>
+void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
+             typename System::real_type dt, long step0, int nsteps, long average_from,
+             States<typename System::real_type, typename ExecSpace::memory_space> const& x,
+             Kokkos::View<int*, typename ExecSpace::memory_space> const& wind,
+             Kokkos::View<double**, typename ExecSpace::memory_space> const& acc) {
+  using Real = typename System::real_type;
+  constexpr int dim = System::dim, nd = System::noise_dim;
+  int const total = sweep.size() * paths;
+  Real const sqrt_dt = Kokkos::sqrt(dt);
+  Kokkos::parallel_for(
+      "parity::sde::advance", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+        System s = base;
+        sweep.apply(g / paths, s);
+        State<System> st;
+        for (int k = 0; k < dim; ++k) st[k] = x(g, k);
+        int w = wind(g);
+        Real L = 0;
+        if constexpr (System::wrapped >= 0) L = s.period();
+        NormalCursor<Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
+        int const w0 = w;
+        Real sum[dim];
+        for (int k = 0; k < dim; ++k) sum[k] = 0;
+        int counted = 0;
+        for (int j = 0; j < nsteps; ++j) {
+          long const step = step0 + j;
+          Noise<System> dW;
+          for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
+          step_once<S>(s, step, dt, st, dW);
+          if constexpr (System::wrapped >= 0) {
+            int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+            Real& y = st[wc];
+            if (y >= L || y < Real(0)) {
+              Real const n = Kokkos::floor(y / L);
+              y -= n * L;
+              w += int(n);
+            }
+          }
+          if (step + 1 > average_from) {
+            ++counted;
+            for (int k = 0; k < dim; ++k) sum[k] += st[k];
+            // Unwrapped relative to the launch's start (small numbers, no float cancellation).
+            if constexpr (System::wrapped >= 0) sum[int(System::wrapped)] += L * Real(w - w0);
+          }
+        }
+        for (int k = 0; k < dim; ++k) x(g, k) = st[k];
+        wind(g) = w;
+        if (counted > 0) {
+          for (int k = 0; k < dim; ++k) acc(g, k) += double(sum[k]);
+          if constexpr (System::wrapped >= 0) acc(g, int(System::wrapped)) += double(L) * double(w0) * counted;
+        }
+      });
+}
+
+}  // namespace parity::sde::detail
+
+namespace parity::sde {
+
+// Integrates the ensemble of `system` over the sweep; see the top of this file.
+template <class ExecSpace, class System>
+EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep const& sweep, EnsembleConfig const& cfg,
+                         run::Progress& progress, run::PhaseTimes& times, std::string const& label = "sde") {
+  using Real = typename System::real_type;
+  using Mem = typename ExecSpace::memory_space;
+  constexpr int dim = System::dim;
+  int const P = sweep.size(), paths = cfg.paths, total = P * paths;
+  int const samples = int((cfg.steps + cfg.sample_every - 1) / cfg.sample_every);
+
+  EnsembleResult r;
+  r.params = P;
+  r.dim = dim;
+  r.samples = samples;
+  r.bins = System::wrapped >= 0 ? cfg.bins : 0;
+
+  Kokkos::View<Real**, Mem> x(Kokkos::view_alloc(space, "parity::sde::state"), total, dim);
+  Kokkos::View<int*, Mem> wind(Kokkos::view_alloc(space, "parity::sde::winding"), total);
+  Kokkos::View<double**, Mem> acc(Kokkos::view_alloc(space, "parity::sde::time_sum"), total, dim);
+  Kokkos::View<double***, Mem> moments(Kokkos::view_alloc(space, "parity::sde::sample_moments"), samples, P, 2 * dim);
+  int const chunks = (paths + 1023) / 1024;
+  Kokkos::View<double**, Mem> partial(Kokkos::view_alloc(space, "parity::sde::moment_partials"), P * chunks, 2 * dim);
+  Real period = 0;
+  if constexpr (System::wrapped >= 0) period = system.period();
+  detail::StateValue<Real, Mem> const value{x, wind, System::wrapped, double(period)};
+
+  {
+    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::initialize");
+    detail::initialize_states(space, system, sweep, paths, cfg.seed, x, wind);
+  }
+  {
+    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::integrate");
+    Kokkos::Timer clock;
+    double last_report = -1;
+    long step = 0;
+    for (int s = 0; s < samples; ++s) {
+      int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
+      if (cfg.stepper == Stepper::euler_maruyama)
+        detail::advance<Stepper::euler_maruyama>(space, system, sweep, paths, cfg.seed, Real(cfg.dt), step, n,
+                                                 cfg.average_from, x, wind, acc);
+      else
+        detail::advance<Stepper::srk2>(space, system, sweep, paths, cfg.seed, Real(cfg.dt), step, n, cfg.average_from,
+                                       x, wind, acc);
+      step += n;
+      r.sample_steps.push_back(step);
+      detail::moment_sums<dim>(space, value, P, paths, partial, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
+      if (clock.seconds() - last_report >= 0.5 || s + 1 == samples) {
+        space.fence("parity::sde::progress");
+        last_report = clock.seconds();
+        progress.update({label + " steps", step, -1.0, last_report,
+                         std::to_string(step) + "/" + std::to_string(cfg.steps) + " steps, " + std::to_string(total) + " paths"});
+      }
+    }
+    r.steps_done = step;
+  }
+
+  timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::observables");
+  // Moments at each sample -> mean, variance (population variance over the paths of one point).
+  auto mh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
+  r.mean.resize(std::size_t(samples) * P * dim);
+  r.variance.resize(r.mean.size());
+  for (int s = 0; s < samples; ++s)
+    for (int p = 0; p < P; ++p)
+      for (int k = 0; k < dim; ++k) {
+        double const m = mh(s, p, 2 * k) / paths, m2 = mh(s, p, 2 * k + 1) / paths;
+        std::size_t const i = (std::size_t(s) * P + p) * dim + k;
+        r.mean[i] = m;
+        r.variance[i] = std::max(0.0, m2 - m * m);
+      }
+  // Time averages per path -> their mean and standard error per sweep point.
+  long const averaged = std::max(0L, cfg.steps - std::max(0L, cfg.average_from));
+  r.time_average.assign(std::size_t(P) * dim, 0.0);
+  r.time_average_error.assign(std::size_t(P) * dim, 0.0);
+  if (averaged > 0) {
+    Kokkos::View<double**, Mem> tsum(Kokkos::view_alloc(space, "parity::sde::time_average_sums"), P, 2 * dim);
+    detail::moment_sums<dim>(space, detail::ScaledValue<Mem>{acc, 1.0 / double(averaged)}, P, paths, partial, tsum);
+    auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tsum);
+    for (int p = 0; p < P; ++p)
+      for (int k = 0; k < dim; ++k) {
+        double const m = th(p, 2 * k) / paths, m2 = th(p, 2 * k + 1) / paths;
+        r.time_average[p * dim + k] = m;
+        r.time_average_error[p * dim + k] = paths > 1 ? std::sqrt(std::max(0.0, m2 - m * m) / (paths - 1)) : 0.0;
+      }
+  }
+  // Histogram of the wrapped component (mod period) at the end.
+  if constexpr (System::wrapped >= 0) {
+   if (r.bins > 0) {
+    int const bins = r.bins;
+    Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::histogram"), P, bins);
+    Kokkos::Experimental::ScatterView<int**, typename Kokkos::View<int**, Mem>::array_layout, ExecSpace> scatter(hist);
+    Real const L = period;
+    Kokkos::parallel_for(
+        "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+          auto h = scatter.access();
+          int b = int(x(g, int(System::wrapped)) / L * Real(bins));
+          b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+          h(g / paths, b) += 1;
+        });
+    Kokkos::Experimental::contribute(hist, scatter);
+    auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+    r.histogram.resize(std::size_t(P) * bins);
+    for (int p = 0; p < P; ++p)
+      for (int b = 0; b < bins; ++b) r.histogram[std::size_t(p) * bins + b] = hh(p, b);
+   }
+  }
+  return r;
+}
+
+}  // namespace parity::sde

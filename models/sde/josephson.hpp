@@ -1,0 +1,58 @@
+#pragma once
+// The driven, damped Josephson junction (Stewart-McCumber model) in the dimensionless form of
+// Januszewski & Kostur (2010):
+//   x'' + gamma x' = -V'(x) + a cos(omega t) + f + sqrt(2 gamma D) xi(t),  V(x) = sin(2 pi x),
+// as the first-order system dx = v dt, dv = (-gamma v - 2 pi cos(2 pi x) + a cos(omega t) + f) dt
+// + sqrt(2 gamma D) dW. The time step is the drive period over steps_per_period, and the drive
+// phase is computed from the step count modulo steps_per_period (exact for any run length).
+#include <Kokkos_Core.hpp>
+
+#include "models/sde/stepper.hpp"
+#include "parity/random/philox.hpp"
+
+namespace parity::sde {
+
+template <class Real>
+struct JosephsonSystem {
+  using real_type = Real;
+  static constexpr int dim = 2, noise_dim = 1;
+  static constexpr int wrapped = 0;  // x, modulo the potential's period 1
+
+  enum Field { gamma_field = 0, a_field = 1, f_field = 2, D_field = 3 };
+
+  Real gamma = Real(0.9), a = Real(4.2), f = Real(0.1), D = Real(0.001);
+  int steps_per_period = 100;
+  Real noise_amp = 0;  // sqrt(2 gamma D), kept in step with gamma and D by update()
+  Real phase_per_step = 0;
+
+  KOKKOS_INLINE_FUNCTION void update() {
+    noise_amp = Kokkos::sqrt(Real(2) * gamma * D);
+    phase_per_step = Real(2) * Kokkos::numbers::pi_v<Real> / Real(steps_per_period);
+  }
+  KOKKOS_INLINE_FUNCTION Real period() const { return Real(1); }
+  KOKKOS_INLINE_FUNCTION void set(int field, double value) {
+    if (field == gamma_field) gamma = Real(value);
+    if (field == a_field) a = Real(value);
+    if (field == f_field) f = Real(value);
+    if (field == D_field) D = Real(value);
+    update();
+  }
+  KOKKOS_INLINE_FUNCTION void drift(long step, State<JosephsonSystem> const& s, State<JosephsonSystem>& out) const {
+    Real const two_pi = Real(2) * Kokkos::numbers::pi_v<Real>;
+    Real const phase = phase_per_step * Real(int(step % steps_per_period));
+    out[0] = s[1];
+    out[1] = -gamma * s[1] - two_pi * Kokkos::cos(two_pi * s[0]) + a * Kokkos::cos(phase) + f;
+  }
+  KOKKOS_INLINE_FUNCTION void noise(long, State<JosephsonSystem> const&, Noise<JosephsonSystem> const& dW,
+                                    State<JosephsonSystem>& out) const {
+    out[0] = 0;
+    out[1] = noise_amp * dW[0];
+  }
+  // Paper's initial conditions: x uniform in [0, 1), v uniform in [-2, 2).
+  KOKKOS_INLINE_FUNCTION void initial(random::PhiloxStream<Real>& rng, State<JosephsonSystem>& s) const {
+    s[0] = rng.uniform();
+    s[1] = Real(4) * rng.uniform() - Real(2);
+  }
+};
+
+}  // namespace parity::sde

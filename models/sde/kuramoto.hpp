@@ -1,0 +1,321 @@
+#pragma once
+// The noisy Kuramoto model of Januszewski & Kostur (2010):
+//   gamma x_i' = omega_i + sum_j K_ij sin(x_j - x_i) + sqrt(2 gamma D) xi_i(t),  i = 1..N,
+// one realization of N oscillators, integrated by Euler-Maruyama or SRK2 (stepper.hpp) with two
+// kernels for the coupling:
+//  - all pairs, O(N^2) per step: teams own a tile of oscillators and sweep the others through
+//    tiles in team scratch memory (the paper's PROG2); K_ij a matrix or the constant K / N;
+//  - mean field, K_ij = K / N: sum_j sin(x_j - x_i) = cos x_i S - sin x_i C with S = sum sin x_j,
+//    C = sum cos x_j (PROG3). Each Euler step is one pass that updates x_i and reduces the next
+//    S, C; an SRK2 step is two passes (predictor sums, then update + sums).
+// Noise for oscillator i at step n is normal number n of stream i (noise.hpp): the same on every
+// backend and for both kernels, so the two kernels integrate the same realization.
+// Phases are kept in [0, 2 pi). Sums S, C are accumulated in double for both precisions.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_ScatterView.hpp>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/sde/ensemble.hpp"
+#include "models/sde/noise.hpp"
+#include "models/sde/result.hpp"
+#include "models/sde/stepper.hpp"
+#include "parity/random/philox.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::sde {
+
+enum class Coupling { mean_field, all_pairs };
+
+struct KuramotoConfig {
+  int n = 1 << 16;             // oscillators
+  double K = 4, gamma = 1, D = 1;
+  double omega_mean = 0, omega_spread = 0;  // omega_i = omega_mean + omega_spread * N(0,1)
+  double dt = 0.01;
+  long steps = 2000;
+  int sample_every = 10;
+  int bins = 64;               // histogram of x mod 2 pi at each sample (0: none)
+  std::uint64_t seed = 1;
+  Stepper stepper = Stepper::srk2;
+  Coupling coupling = Coupling::mean_field;
+  int tile = 256;              // all pairs: oscillators per team tile
+  bool keep_positions = false; // copy the final phases to the host (tests)
+};
+
+namespace detail {
+
+template <class Mem>
+using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real wrap_phase(Real y) {
+  Real const two_pi = Real(2) * Kokkos::numbers::pi_v<Real>;
+  if (y >= two_pi || y < Real(0)) y -= Kokkos::floor(y / two_pi) * two_pi;
+  return y >= two_pi ? Real(0) : y;
+}
+
+template <class ExecSpace, class Real>
+void kuramoto_initialize(ExecSpace const& space, KuramotoConfig const& c, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                         Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega) {
+  std::uint64_t const seed = c.seed;
+  Real const om = Real(c.omega_mean), spread = Real(c.omega_spread);
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, c.n), KOKKOS_LAMBDA(int i) {
+        random::PhiloxStream<Real> rng(seed, std::uint64_t(i) | initial_state_stream_bit);
+        x(i) = wrap_phase(Real(2) * Kokkos::numbers::pi_v<Real> * rng.uniform());
+        omega(i) = om + spread * rng.normal();
+      });
+}
+
+template <class ExecSpace, class Real>
+void kuramoto_sums(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                   SinCos<typename ExecSpace::memory_space> const& out) {
+  Kokkos::parallel_reduce(
+      "parity::sde::kuramoto_sums", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(int i, Sums<2>& s) {
+        s.v[0] += double(Kokkos::sin(x(i)));
+        s.v[1] += double(Kokkos::cos(x(i)));
+      },
+      Kokkos::Sum<Sums<2>, typename ExecSpace::memory_space>(out));
+}
+
+// Mean-field drift of oscillator i: (omega_i + (K/N)(cos x S - sin x C)) / gamma.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real mean_field_drift(Real xi, Real omega_i, Real k_over_n, Real inv_gamma, Real S, Real C) {
+  return (omega_i + k_over_n * (Kokkos::cos(xi) * S - Kokkos::sin(xi) * C)) * inv_gamma;
+}
+
+// One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
+// of the new phases to sc_next; SRK2 also uses sc_pred for the predictor's sums.
+template <Stepper S, class ExecSpace, class Real>
+void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega, long step, Real dt, Real k_over_n,
+                     Real inv_gamma, Real noise_amp, std::uint64_t seed, SinCos<typename ExecSpace::memory_space> const& sc,
+                     SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next) {
+  using Mem = typename ExecSpace::memory_space;
+  int const n = int(x.extent(0));
+  Real const gdw_scale = noise_amp * Kokkos::sqrt(dt);
+  if constexpr (S == Stepper::srk2) {
+    Kokkos::parallel_reduce(
+        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+          Sums<2> const s0 = sc();
+          Real const xi = x(i);
+          Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
+          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+          Real const xp = xi + f0 * dt + gdw;
+          acc.v[0] += double(Kokkos::sin(xp));
+          acc.v[1] += double(Kokkos::cos(xp));
+        },
+        Kokkos::Sum<Sums<2>, Mem>(sc_pred));
+  }
+  Kokkos::parallel_reduce(
+      "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+        Sums<2> const s0 = sc();
+        Real const xi = x(i);
+        Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
+        Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+        // Captures happen outside `if constexpr` (nvcc's extended lambdas require it).
+        Sums<2> const s1 = sc_pred();  // predictor sums (SRK2 only)
+        Real const half_dt = Real(0.5) * dt;
+        Real xn = xi + f0 * dt + gdw;  // Euler step, or the SRK2 predictor
+        if constexpr (S == Stepper::srk2) {
+          Real const f1 = mean_field_drift(xn, omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+          xn = xi + (f0 + f1) * half_dt + gdw;
+        }
+        xn = wrap_phase(xn);
+        x(i) = xn;
+        acc.v[0] += double(Kokkos::sin(xn));
+        acc.v[1] += double(Kokkos::cos(xn));
+      },
+      Kokkos::Sum<Sums<2>, Mem>(sc_next));
+}
+
+// All-pairs drift: f(i) = (omega_i + sum_j K_ij sin(x_j - x_i)) / gamma, K_ij = kmat(i, j) or,
+// when kmat is empty, k_over_n. Teams own `tile` rows; columns stream through team scratch.
+template <class ExecSpace, class Real>
+void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega,
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat, Real k_over_n, Real inv_gamma,
+                     int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  int const n = int(x.extent(0));
+  int const tiles = (n + tile - 1) / tile;
+  bool const matrix = kmat.extent(0) > 0;
+  std::size_t const bytes = 2 * Scratch::shmem_size(tile);
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_all_pairs", Policy(space, tiles, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(Member const& team) {
+        Scratch xj(team.team_scratch(0), tile), sum(team.team_scratch(0), tile);
+        int const i0 = team.league_rank() * tile;
+        int const rows = n - i0 < tile ? n - i0 : tile;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum(r) = 0; });
+        for (int j0 = 0; j0 < n; j0 += tile) {
+          int const cols = n - j0 < tile ? n - j0 : tile;
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cols), [&](int c) { xj(c) = x(j0 + c); });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+            Real const xi = x(i0 + r);
+            Real s = 0;
+            if (matrix) {
+              for (int c = 0; c < cols; ++c) s += kmat(i0 + r, j0 + c) * Kokkos::sin(xj(c) - xi);
+            } else {
+              for (int c = 0; c < cols; ++c) s += Kokkos::sin(xj(c) - xi);
+              s *= k_over_n;
+            }
+            sum(r) += s;
+          });
+        }
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows),
+                             [&](int r) { f(i0 + r) = (omega(i0 + r) + sum(r)) * inv_gamma; });
+      });
+}
+
+// out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`.
+template <class ExecSpace, class Real>
+void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f0,
+                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a, Real gdw_scale,
+                      long step, std::uint64_t seed, bool wrap, Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
+  bool const two = f1.extent(0) > 0;
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(int i) {
+        Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
+        Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
+        out(i) = wrap ? wrap_phase(y) : y;
+      });
+}
+
+// Order parameter (r, psi) from the sums, and the histogram of x mod 2 pi, into row s.
+template <class ExecSpace, class Real>
+void kuramoto_record(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                     SinCos<typename ExecSpace::memory_space> const& sc, int s, int bins,
+                     Kokkos::View<double**, typename ExecSpace::memory_space> const& order,
+                     Kokkos::View<int**, typename ExecSpace::memory_space> const& hist) {
+  using Mem = typename ExecSpace::memory_space;
+  int const n = int(x.extent(0));
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(int) {
+        Sums<2> const v = sc();
+        order(s, 0) = Kokkos::sqrt(v.v[0] * v.v[0] + v.v[1] * v.v[1]) / double(n);
+        order(s, 1) = Kokkos::atan2(v.v[0], v.v[1]);
+      });
+  if (bins <= 0) return;
+  Kokkos::View<int*, Mem> row(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram_row"), bins);
+  Kokkos::Experimental::ScatterView<int*, typename Kokkos::View<int*, Mem>::array_layout, ExecSpace> scatter(row);
+  Real const to_bin = Real(bins) / (Real(2) * Kokkos::numbers::pi_v<Real>);
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+        auto h = scatter.access();
+        int b = int(x(i) * to_bin);
+        b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+        h(b) += 1;
+      });
+  Kokkos::Experimental::contribute(row, scatter);
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_histogram_store", Kokkos::RangePolicy<ExecSpace>(space, 0, bins),
+      KOKKOS_LAMBDA(int b) { hist(s, b) = row(b); });
+}
+
+}  // namespace detail
+
+template <class ExecSpace, class Real>
+KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& c, run::Progress& progress,
+                                  run::PhaseTimes& times,
+                                  Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat = {}) {
+  using Mem = typename ExecSpace::memory_space;
+  int const n = c.n, samples = int((c.steps + c.sample_every - 1) / c.sample_every);
+  KuramotoResult r;
+  r.samples = samples;
+  r.bins = c.bins;
+  Kokkos::View<Real*, Mem> x(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase"), n);
+  Kokkos::View<Real*, Mem> omega(Kokkos::view_alloc(space, "parity::sde::kuramoto_omega"), n);
+  Kokkos::View<Real*, Mem> f0, f1, xp;
+  if (c.coupling == Coupling::all_pairs) {
+    f0 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift"), n);
+    if (c.stepper == Stepper::srk2) {
+      f1 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift_predicted"), n);
+      xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
+    }
+  }
+  detail::SinCos<Mem> sc_a("parity::sde::kuramoto_sums_a"), sc_b("parity::sde::kuramoto_sums_b"),
+      sc_p("parity::sde::kuramoto_sums_predicted");
+  Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::kuramoto_order"), samples, 2);
+  int const bins = c.bins > 0 ? c.bins : 1;
+  Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);
+
+  Real const dt = Real(c.dt), k_over_n = Real(c.K / n), inv_gamma = Real(1.0 / c.gamma);
+  Real const noise_amp = Real(std::sqrt(2.0 * c.D / c.gamma));  // x' = ... + sqrt(2 D / gamma) xi
+  Real const gdw_scale = noise_amp * Real(std::sqrt(c.dt));
+  {
+    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
+    detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
+    detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
+  }
+  {
+    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::integrate");
+    Kokkos::Timer clock;
+    double last = -1;
+    long step = 0;
+    for (int s = 0; s < samples; ++s) {
+      long const end = std::min<long>(step + c.sample_every, c.steps);
+      for (; step < end; ++step) {
+        if (c.coupling == Coupling::mean_field) {
+          if (c.stepper == Stepper::srk2)
+            detail::mean_field_step<Stepper::srk2>(space, x, omega, step, dt, k_over_n, inv_gamma, noise_amp, c.seed,
+                                                   sc_a, sc_p, sc_b);
+          else
+            detail::mean_field_step<Stepper::euler_maruyama>(space, x, omega, step, dt, k_over_n, inv_gamma, noise_amp,
+                                                             c.seed, sc_a, sc_p, sc_b);
+          std::swap(sc_a, sc_b);
+        } else {
+          detail::all_pairs_drift<ExecSpace, Real>(space, x, omega, kmat, k_over_n, inv_gamma, c.tile, f0);
+          if (c.stepper == Stepper::srk2) {
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, false, xp);
+            detail::all_pairs_drift<ExecSpace, Real>(space, xp, omega, kmat, k_over_n, inv_gamma, c.tile, f1);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, gdw_scale, step, c.seed, true, x);
+          } else {
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, true, x);
+          }
+        }
+      }
+      if (c.coupling == Coupling::all_pairs) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
+      detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist);
+      r.sample_steps.push_back(step);
+      if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
+        space.fence("parity::sde::kuramoto_progress");
+        last = clock.seconds();
+        progress.update({"kuramoto steps", step, -1.0, last,
+                         std::to_string(step) + "/" + std::to_string(c.steps) + " steps, " + std::to_string(n) + " oscillators"});
+      }
+    }
+    r.steps_done = step;
+  }
+  timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::observables");
+  auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order);
+  for (int s = 0; s < samples; ++s) {
+    r.r.push_back(oh(s, 0));
+    r.psi.push_back(oh(s, 1));
+  }
+  if (c.bins > 0) {
+    auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+    for (int s = 0; s < samples; ++s)
+      for (int b = 0; b < c.bins; ++b) r.histogram.push_back(hh(s, b));
+  }
+  if (c.keep_positions) {
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    r.positions.assign(xh.data(), xh.data() + n);
+  }
+  return r;
+}
+
+}  // namespace parity::sde

@@ -1,0 +1,83 @@
+#include "models/sde/params.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "parity/run/errors.hpp"
+
+namespace parity::sde {
+
+SweepSpec parse_sweep(std::string const& text) {
+  SweepSpec s;
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ':');) parts.push_back(item);
+  require(parts.size() == 4, "--sweep '" + text + "': expected NAME:LO:HI:N, e.g. a:0:8:100");
+  s.name = parts[0];
+  try {
+    std::size_t used = 0;
+    s.lo = std::stod(parts[1], &used);
+    require(used == parts[1].size(), "");
+    s.hi = std::stod(parts[2], &used);
+    require(used == parts[2].size(), "");
+    s.n = std::stoi(parts[3], &used);
+    require(used == parts[3].size(), "");
+  } catch (std::exception const&) {
+    throw InvalidInput("--sweep '" + text + "': LO and HI must be numbers and N an integer");
+  }
+  require(std::isfinite(s.lo) && std::isfinite(s.hi), "--sweep '" + text + "': LO and HI must be finite");
+  require(s.n >= 1 && s.n <= 100000, "--sweep '" + text + "': N must be in [1, 100000]");
+  return s;
+}
+
+void validate(JosephsonParams const& p) {
+  require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
+  require(std::isfinite(p.omega) && p.omega > 0, "--omega must be positive");
+  require(std::isfinite(p.a), "--a must be finite");
+  require(std::isfinite(p.f), "--f must be finite");
+  require(std::isfinite(p.D) && p.D >= 0, "--D (noise intensity) must be >= 0");
+  require(p.steps_per_period >= 4 && p.steps_per_period <= 1000000, "--steps-per-period must be in [4, 1e6]");
+  require(p.periods >= 1, "--periods must be >= 1");
+  require(p.periods <= (long(1) << 40) / p.steps_per_period, "--periods * --steps-per-period is too large");
+  require(p.transient_periods >= 0 && p.transient_periods < p.periods, "--transient must be in [0, periods)");
+  require(p.paths >= 1, "--paths must be >= 1");
+  require(p.sample_every >= 1, "--sample-every must be >= 1");
+  require(p.bins >= 1 && p.bins <= 100000, "--bins must be in [1, 100000]");
+  require(p.stepper == "srk2" || p.stepper == "euler", "--stepper must be srk2 or euler");
+  require(p.sweeps.size() <= 2, "at most two --sweep options (a 2-D sweep)");
+  long points = 1;
+  for (std::size_t i = 0; i < p.sweeps.size(); ++i) {
+    auto const& s = p.sweeps[i];
+    require(s.name == "a" || s.name == "f" || s.name == "D" || s.name == "gamma",
+            "--sweep: parameter '" + s.name + "' cannot be swept (choose a, f, D or gamma; omega sets dt)");
+    if (s.name == "D") require(s.lo >= 0 && s.hi >= 0, "--sweep D: values must be >= 0");
+    if (s.name == "gamma") require(s.lo > 0 && s.hi > 0, "--sweep gamma: values must be positive");
+    if (i == 1) require(s.name != p.sweeps[0].name, "--sweep: the two swept parameters must differ");
+    points *= s.n;
+  }
+  long const samples = (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every;
+  require(points * long(p.paths) <= (long(1) << 31) - 1, "sweep points * --paths must be below 2^31");
+  require(samples * points <= 100000000L, "too many samples * sweep points to record; raise --sample-every");
+}
+
+void validate(KuramotoParams const& p) {
+  require(p.oscillators >= 2 && p.oscillators <= (1 << 30), "--oscillators must be in [2, 2^30]");
+  require(std::isfinite(p.K), "--K must be finite");
+  require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
+  require(std::isfinite(p.D) && p.D >= 0, "--D (noise intensity) must be >= 0");
+  require(std::isfinite(p.omega_mean), "--omega-mean must be finite");
+  require(std::isfinite(p.omega_spread) && p.omega_spread >= 0, "--omega-spread must be >= 0");
+  require(std::isfinite(p.dt) && p.dt > 0, "--dt must be positive");
+  require(p.steps >= 1, "--steps must be >= 1");
+  require(p.sample_every >= 1, "--sample-every must be >= 1");
+  require(p.bins >= 1 && p.bins <= 100000, "--bins must be in [1, 100000]");
+  require(p.stepper == "srk2" || p.stepper == "euler", "--stepper must be srk2 or euler");
+  require(p.coupling == "mean-field" || p.coupling == "all-pairs", "--coupling must be mean-field or all-pairs");
+  require(p.tile >= 1 && p.tile <= 4096, "--tile must be in [1, 4096]");
+  require(p.coupling != "all-pairs" || p.oscillators <= (1 << 20),
+          "--coupling all-pairs costs N^2 per step: use at most 2^20 oscillators (mean-field for more)");
+  require((p.steps + p.sample_every - 1) / p.sample_every <= 10000000L / p.bins,
+          "too many samples * bins to record; raise --sample-every");
+}
+
+}  // namespace parity::sde

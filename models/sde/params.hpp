@@ -1,0 +1,52 @@
+#pragma once
+// Parameters of the SDE-ensemble commands (plain structs) and their checks.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace parity::sde {
+
+// One swept parameter: name, values lo..hi (inclusive), n points (n = 1: just lo).
+struct SweepSpec {
+  std::string name;
+  double lo = 0, hi = 0;
+  int n = 1;
+};
+
+// Parses "name:lo:hi:n"; throws InvalidInput on anything else.
+SweepSpec parse_sweep(std::string const& text);
+
+// Josephson junction, defaults of Januszewski & Kostur (2010), Fig. 2.
+struct JosephsonParams {
+  double gamma = 0.9, a = 4.2, omega = 4.9, D = 0.001, f = 0.1;
+  int steps_per_period = 100;      // dt = (2 pi / omega) / steps_per_period
+  long periods = 2000;             // run length in drive periods
+  long transient_periods = 200;    // <<v>> averages over periods (transient, periods]
+  int paths = 1 << 19;             // per parameter value
+  int sample_every = 100;          // steps between ensemble samples
+  int bins = 64;                   // histogram of x mod 1 at the end
+  std::uint64_t seed = 1;
+  std::string stepper = "srk2";    // srk2 | euler
+  std::vector<SweepSpec> sweeps;   // at most two of a, f, D, gamma
+};
+
+void validate(JosephsonParams const& p);
+
+// Noisy Kuramoto model; paper's case omega_i = 0, K = 4, T = D = 1 (gamma = 1), N = 2^24.
+struct KuramotoParams {
+  int oscillators = 1 << 16;
+  double K = 4, gamma = 1, D = 1;
+  double omega_mean = 0, omega_spread = 0;
+  double dt = 0.01;
+  long steps = 2000;
+  int sample_every = 20;
+  int bins = 64;
+  std::uint64_t seed = 1;
+  std::string stepper = "srk2";       // srk2 | euler
+  std::string coupling = "mean-field";  // mean-field | all-pairs
+  int tile = 256;
+};
+
+void validate(KuramotoParams const& p);
+
+}  // namespace parity::sde

@@ -1,0 +1,78 @@
+"""The josephson and kuramoto commands: clear errors (exit status 2) on bad input, and a small
+good run of each whose JSON report carries the results a benchmark needs."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+EXE = sys.argv.pop(1)
+ENV = dict(os.environ, OMP_PROC_BIND="false")
+
+
+def parity(*args, timeout=120):
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
+                          stdin=subprocess.DEVNULL)
+
+
+class SdeCli(unittest.TestCase):
+    def assert_bad_input(self, result, message):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn(message, result.stdout + result.stderr)
+
+    def test_bad_josephson_input(self):
+        self.assert_bad_input(parity("josephson", "--paths", "-5"), "--paths")
+        self.assert_bad_input(parity("josephson", "--gamma", "0"), "--gamma")
+        self.assert_bad_input(parity("josephson", "--noise", "-1"), "--D")
+        self.assert_bad_input(parity("josephson", "--periods", "10", "--transient", "10"), "--transient")
+        self.assert_bad_input(parity("josephson", "--sweep", "a:0:1"), "NAME:LO:HI:N")
+        self.assert_bad_input(parity("josephson", "--sweep", "a:0:x:3"), "numbers")
+        self.assert_bad_input(parity("josephson", "--sweep", "omega:1:2:3"), "cannot be swept")
+        self.assert_bad_input(parity("josephson", "--sweep", "a:0:1:3", "--sweep", "a:0:1:3"), "differ")
+        self.assert_bad_input(parity("josephson", "--stepper", "rk4"), "--stepper")
+
+    def test_bad_kuramoto_input(self):
+        self.assert_bad_input(parity("kuramoto", "-N", "1"), "--oscillators")
+        self.assert_bad_input(parity("kuramoto", "--dt", "0"), "--dt")
+        self.assert_bad_input(parity("kuramoto", "--coupling", "ring"), "--coupling")
+        self.assert_bad_input(parity("kuramoto", "--coupling", "all-pairs", "-N", "4000000"), "2^20")
+
+    def test_josephson_sweep_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("josephson", "--paths", "64", "--periods", "20", "--transient", "5", "--sweep", "f:0:10:3",
+                       "--precision", "float", "--json", path, "--output", d, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertTrue(os.path.exists(os.path.join(d, "mean_velocity.npy")))
+            self.assertTrue(os.path.exists(os.path.join(d, "histogram.npy")))
+        res = doc["results"]
+        self.assertEqual(doc["model"], "josephson")
+        self.assertEqual(res["sweep_points"], 3)
+        self.assertEqual(res["steps"], 2000)
+        self.assertEqual(len(res["mean_velocity"]), 3)
+        # f = 10 > 2 pi runs: mean velocity of order f / gamma; f = 0 does not drift much.
+        self.assertGreater(res["mean_velocity"][2], 5)
+        for key in ("flops_per_step", "flops_per_step_paper", "bytes_per_step", "steps_per_second", "gflops"):
+            self.assertIn(key, res)
+        self.assertEqual(res["flops_per_step_paper"], 79)
+        self.assertIn("parity::josephson::integrate", doc["timing"]["phases"])
+
+    def test_kuramoto_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("kuramoto", "-N", "1024", "--steps", "400", "--dt", "0.03", "--json", path, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        res = doc["results"]
+        self.assertAlmostEqual(res["r_theory"], 0.8315, places=3)
+        self.assertLess(abs(res["r_mean_second_half"] - res["r_theory"]), 0.06)
+        self.assertEqual(sum(res["histogram_final"]), 1024)
+        self.assertIn("flops_per_step", res)
+
+
+if __name__ == "__main__":
+    unittest.main()

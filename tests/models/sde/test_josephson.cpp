@@ -1,0 +1,97 @@
+// Josephson junction: deterministic limits with exactly known behaviour (at rest in a minimum of
+// V = sin(2 pi x); a running solution against an independent host RK4 integration) and float vs
+// double ensemble averages within their statistical errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "models/sde/solver.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_sde_josephson {
+
+using parity::test::ExecSpace;
+namespace sde = parity::sde;
+
+template <class Real>
+parity::sde::JosephsonResult solve(sde::JosephsonParams const& p) {
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes times;
+  return sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+}
+
+TEST(Josephson, NoDriveNoNoiseComesToRestInAMinimum) {
+  sde::JosephsonParams p;
+  p.a = 0, p.f = 0, p.D = 0;
+  p.paths = 256, p.periods = 80, p.transient_periods = 50, p.bins = 100;
+  auto const r = solve<double>(p);
+  auto const& e = r.ensemble;
+  // Energy v^2/2 + V decays (dE/dt = -gamma v^2): every path ends at rest at a minimum, x = 3/4 mod 1.
+  EXPECT_EQ(e.histogram[75], p.paths);
+  std::size_t const last = std::size_t(e.samples - 1) * 2;
+  EXPECT_LT(e.variance[last + 1], 1e-16);
+  EXPECT_NEAR(e.mean[last + 1], 0.0, 1e-8);
+  EXPECT_NEAR(e.time_average[1], 0.0, 1e-6);
+  // And in float.
+  auto const rf = solve<float>(p);
+  EXPECT_EQ(rf.ensemble.histogram[75], p.paths);
+}
+
+// Host RK4 of x'' + gamma x' = -2 pi cos(2 pi x) + f; returns the time-averaged velocity over
+// (t0, t1] from x(0) = 0, v(0) = 0.
+double rk4_mean_velocity(double gamma, double f, double h, long n0, long n1) {
+  auto acc = [&](double x, double v) { return -gamma * v - 2 * std::numbers::pi * std::cos(2 * std::numbers::pi * x) + f; };
+  double x = 0, v = 0, x0 = 0;
+  for (long i = 0; i < n1; ++i) {
+    if (i == n0) x0 = x;
+    double const k1x = v, k1v = acc(x, v);
+    double const k2x = v + 0.5 * h * k1v, k2v = acc(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
+    double const k3x = v + 0.5 * h * k2v, k3v = acc(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
+    double const k4x = v + h * k3v, k4v = acc(x + h * k3x, v + h * k3v);
+    x += h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
+    v += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  }
+  return (x - x0) / (h * (n1 - n0));
+}
+
+TEST(Josephson, RunningStateMatchesHostRk4) {
+  // f = 10 > max V' = 2 pi: no fixed point, every path runs on the same limit cycle.
+  sde::JosephsonParams p;
+  p.a = 0, p.f = 10, p.D = 0;
+  p.paths = 64, p.periods = 150, p.transient_periods = 50;
+  double const dt = 2 * std::numbers::pi / p.omega / p.steps_per_period;
+  double const ref = rk4_mean_velocity(p.gamma, p.f, dt / 10, 10 * p.transient_periods * p.steps_per_period,
+                                       10 * p.periods * p.steps_per_period);
+  auto const r = solve<double>(p);
+  double const v = r.ensemble.time_average[1];
+  std::printf("  running state: <<v>> = %.6f (SRK2), %.6f (host RK4), path spread %.1e\n", v, ref,
+              r.ensemble.time_average_error[1]);
+  EXPECT_GT(ref, (p.f - 2 * std::numbers::pi) / p.gamma);
+  EXPECT_LT(ref, (p.f + 2 * std::numbers::pi) / p.gamma);
+  EXPECT_NEAR(v, ref, 2e-3 * ref);
+  EXPECT_LT(r.ensemble.time_average_error[1], 1e-3 * ref);  // all paths on one limit cycle
+  p.stepper = "euler";
+  double const ve = solve<double>(p).ensemble.time_average[1];
+  EXPECT_NEAR(ve, ref, 3e-2 * ref);
+  EXPECT_GT(std::abs(ve - ref), std::abs(v - ref));  // the second-order stepper is closer
+}
+
+TEST(Josephson, FloatAndDoubleAgreeWithinStatisticalError) {
+  sde::JosephsonParams p;
+  p.D = 0.1, p.paths = 1024, p.periods = 30, p.transient_periods = 10;
+  p.sweeps = {sde::SweepSpec{"a", 0.0, 4.2, 2}};
+  auto const d = solve<double>(p), f = solve<float>(p);
+  for (int q = 0; q < 2; ++q) {
+    double const vd = d.ensemble.time_average[q * 2 + 1], vf = f.ensemble.time_average[q * 2 + 1];
+    double const ed = d.ensemble.time_average_error[q * 2 + 1], ef = f.ensemble.time_average_error[q * 2 + 1];
+    std::printf("  a = %.1f: <<v>> double %.4f +- %.4f, float %.4f +- %.4f\n", d.axis_values[0][q], vd, ed, vf, ef);
+    EXPECT_GT(ed, 0);
+    EXPECT_NEAR(vf, vd, 4 * std::sqrt(ed * ed + ef * ef));
+  }
+}
+
+}  // namespace parity_test_sde_josephson
