@@ -267,7 +267,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   Kokkos::View<double*, typename ExecutionSpace::memory_space> tolerance,
                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
                   Matrix<typename ExecutionSpace::memory_space> sums,
-                  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts) {
+                  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts,
+                  bool resume) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Space = typename ExecutionSpace::scratch_memory_space;
   using RealScratch = Kokkos::View<Real*, Space, Kokkos::MemoryUnmanaged>;
@@ -301,15 +302,24 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
         Real* const heap = &heaps(slot, 0, 0);
         double const tol = tolerance(j);
         std::int64_t const allowed = budget(j);
+        // A resumed round continues only the regions its budget stopped, from their heaps.
+        if (resume && counts(j, 2) != reason_budget) return;
 
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          int size = 0;
-          heap_push(heap, stride, n, size, &center(j, 0), &half(j, 0), estimate(j), error(j), axis(j));
-          is(0) = size;
-          is(1) = 0;
+          if (resume) {
+            is(0) = counts(j, 1);
+            is(1) = counts(j, 0);
+            ds(0) = sums(j, 0);
+            ds(1) = sums(j, 1);
+          } else {
+            int size = 0;
+            heap_push(heap, stride, n, size, &center(j, 0), &half(j, 0), estimate(j), error(j), axis(j));
+            is(0) = size;
+            is(1) = 0;
+            ds(0) = estimate(j);
+            ds(1) = error(j);
+          }
           is(2) = reason_running;
-          ds(0) = estimate(j);
-          ds(1) = error(j);
         });
         team.team_barrier();
         while (true) {
@@ -601,9 +611,44 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     for (std::int64_t first = 0; first < count; first += batch) {
       int const m = int(std::min(batch, count - first));
       detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                                 region_counts);
+                                                 region_counts, false);
       out.update({"phase 2", first / batch + 1, -1.0, clock.seconds(),
                   "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
+    }
+    // With every heap resident (one batch), the evaluations that finished regions left unused
+    // go to the regions their share stopped, in proportion to their error, and those resume.
+    // Fixed-order sums keep this deterministic.
+    detail::Matrix<Mem> redistribution("parity::cubature::redistribution", count, 2);
+    for (int round = 2; batch == count && round <= 64; ++round) {
+      auto const rc = region_counts;
+      auto const sm = sums;
+      auto const t = redistribution;
+      Kokkos::parallel_for(
+          "parity::cubature::unused_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+          KOKKOS_LAMBDA(std::int64_t r) {
+            t(r, 0) = rc(r, 2) == detail::reason_budget ? sm(r, 1) : 0.0;
+            t(r, 1) = double(rc(r, 0));
+          });
+      auto const s = detail::fixed_order_sums(space, redistribution, count);
+      double const unused = double(left) - s[1];
+      if (!(s[0] > 0) || unused < double(2 * points)) break;
+      std::int64_t movable = 0;
+      double const inv = 1.0 / s[0];
+      std::int64_t const cost = 2 * points;
+      Kokkos::parallel_reduce(
+          "parity::cubature::new_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+          KOKKOS_LAMBDA(std::int64_t r, std::int64_t& able) {
+            if (rc(r, 2) != detail::reason_budget) return;
+            std::int64_t const extra = std::int64_t(unused * sm(r, 1) * inv);
+            budget(r) = rc(r, 0) + extra;
+            able += extra >= cost ? 1 : 0;
+          },
+          movable);
+      if (movable == 0) break;
+      detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
+                                                 sums, region_counts, true);
+      out.update({"phase 2", round, -1.0, clock.seconds(),
+                  "unused evaluations moved to " + std::to_string(movable) + " regions"});
     }
     auto const totals = detail::fixed_order_sums(space, sums, count);
     std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
