@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -187,9 +188,9 @@ class Command final : public cli::Command {
       r.iterations += res.phase1_iterations;
       if (res.status != Status::converged) {
         all_converged = false;
-        context.progress.message(fmt::format("cubature: {} {}-D stopped with status {} (error estimate {:.3g} > "
-                                             "tolerance {:.3g})",
-                                             p.integrand, p.dim, to_string(res.status), res.error, res.tolerance));
+        // A warning, printed even with --quiet: the number is not to be trusted to the tolerance.
+        fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
+                   p.integrand, p.dim, to_string(res.status), res.error, res.tolerance);
       }
       results.push_back(result_json(p, x));
       if (!context.output_dir.empty()) {

@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,12 @@
 namespace parity::cubature {
 
 namespace detail {
+
+inline std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
 
 template <class Mem>
 using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
@@ -547,7 +554,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       res.history.push_back(step);
       out.update({"phase 1", it, total_err, clock.seconds(),
                   "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) +
-                      ", integral " + std::to_string(total_est) + ", tolerance " + std::to_string(tol_now)});
+                      ", integral " + detail::short_number(total_est) +
+                      ", tolerance " + detail::short_number(tol_now)});
       if (bad == 0) {
         res.integral = fin_est;
         res.error = fin_err;
