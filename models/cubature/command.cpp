@@ -119,7 +119,7 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")->capture_default_str();
     sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")->capture_default_str();
-    sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold")->capture_default_str();
+    sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")->capture_default_str();
     sub.add_option("--max-memory-mb", o.max_memory_mb, "Memory for the phase-2 heaps of one batch (MB)")
         ->capture_default_str();
     sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
@@ -147,12 +147,12 @@ class Command final : public cli::Command {
         cases = {make("gaussian", 4, 1e-6, 5e7), make("oscillatory", 5, 1e-6, 5e7)};
         break;
       case cli::Size::medium:
-        cases = {make("gaussian", 6, 1e-8, 1e9), make("product_peak", 5, 1e-7, 1e9), make("c0", 4, 1e-5, 1e9),
-                 make("oscillatory", 8, 1e-8, 1e9)};
+        cases = {make("gaussian", 5, 1e-5, 1e9), make("product_peak", 4, 1e-6, 1e9), make("c0", 4, 1e-5, 1e9),
+                 make("oscillatory", 6, 1e-6, 1e9)};
         break;
       case cli::Size::large:
-        cases = {make("gaussian", 8, 1e-9, 1e10), make("corner_peak", 8, 1e-8, 1e10), make("product_peak", 8, 1e-8, 1e10),
-                 make("oscillatory", 10, 1e-9, 1e10), make("discontinuous", 5, 1e-5, 1e10)};
+        cases = {make("gaussian", 6, 1e-6, 1e10), make("corner_peak", 6, 1e-6, 1e10), make("product_peak", 5, 1e-6, 1e10),
+                 make("oscillatory", 8, 1e-6, 1e10), make("discontinuous", 4, 1e-4, 1e10)};
         break;
     }
     return run_cases(context, cases, "default");

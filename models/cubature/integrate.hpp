@@ -17,7 +17,8 @@
 // `max_phase1_iterations`, or when the next step would exceed the evaluation budget).
 //
 // Phase 2 (depth-first, one region per team): each remaining region runs a sequential
-// CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions, the worst
+// CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions (0: as many
+// as `max_memory_mb` allows with all phase-2 regions resident, at least 16), the worst
 // one bisected along its split axis - until its error meets its share of the remaining
 // tolerance (shared out by volume), its share of the remaining evaluation budget is spent
 // (half shared evenly, half by error), or its heap is full. Heaps live in one device View;
@@ -607,13 +608,17 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     }
     // Heaps for as many regions at once as the memory limit allows.
     int const stride = 2 * n + 3;
-    double const per_region_bytes = double(opt.heap_capacity) * stride * sizeof(Real);
-    std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(opt.max_memory_mb * 1048576.0 / per_region_bytes),
-                                                        1, count);
+    double const memory_bytes = opt.max_memory_mb * 1048576.0;
+    int const heap_capacity =
+        opt.heap_capacity > 0
+            ? opt.heap_capacity
+            : int(std::clamp<double>(std::floor(memory_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
+    double const per_region_bytes = double(heap_capacity) * stride * sizeof(Real);
+    std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(memory_bytes / per_region_bytes), 1, count);
     require(batch <= (1 << 30), "phase-2 batch too large");
     res.phase2_batch = batch;
-    res.heap_capacity = opt.heap_capacity;
-    Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps("parity::cubature::heaps", batch, opt.heap_capacity, stride);
+    res.heap_capacity = heap_capacity;
+    Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps("parity::cubature::heaps", batch, heap_capacity, stride);
     detail::Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
     Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
     for (std::int64_t first = 0; first < count; first += batch) {

@@ -43,7 +43,8 @@ struct Options {
   int phase2_regions = 512;                       // phase 1 hands over once this many regions are bad
   int max_split = 8;                              // most pieces one region is cut into in a phase-1 step
   int max_phase1_iterations = 64;
-  int heap_capacity = 1024;                       // subregions each phase-2 region may hold
+  int heap_capacity = 0;                          // subregions each phase-2 region may hold; 0: as many as
+                                                  // max_memory_mb allows with every phase-2 region resident
   double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together
   int team_size = 0;                              // 0: 1 on host backends, 32 on GPUs
 };
@@ -99,7 +100,8 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
           "phase-2 regions must be >= 1 and at most half of max regions (Lmax)");
   require(opt.max_split >= 2 && opt.max_split <= 64, "max split must be in [2, 64]");
   require(opt.max_phase1_iterations >= 1, "max phase-1 iterations must be >= 1");
-  require(opt.heap_capacity >= 2 && opt.heap_capacity <= (1 << 24), "heap capacity must be in [2, 2^24]");
+  require(opt.heap_capacity == 0 || (opt.heap_capacity >= 2 && opt.heap_capacity <= (1 << 24)),
+          "heap capacity must be 0 (automatic) or in [2, 2^24]");
   require(std::isfinite(opt.max_memory_mb) && opt.max_memory_mb > 0, "max memory must be > 0 MB");
   require(opt.team_size >= 0 && opt.team_size <= 1024, "team size must be in [0, 1024]");
 }
