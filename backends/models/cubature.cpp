@@ -1,0 +1,15 @@
+// The cubature model instantiated for this build's execution space, in float and double.
+#include "backends/execution_space.hpp"
+#include "models/cubature/entry.hpp"
+#include "models/cubature/solver.hpp"
+
+namespace parity::cubature {
+
+RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    return solve<backend::ExecutionSpace, decltype(real)>(space, params, progress, times);
+  });
+}
+
+}  // namespace parity::cubature

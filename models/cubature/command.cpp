@@ -1,0 +1,220 @@
+// CLI for the cubature model: options, the JSON report, history arrays, summaries.
+#include "models/cubature/command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/cubature/entry.hpp"
+#include "models/cubature/params.hpp"
+#include "parity/report/npy.hpp"
+
+namespace parity::cubature {
+namespace {
+
+nlohmann::json parameters_json(Params const& p) {
+  Problem const q = validate(p);
+  auto const& o = p.options;
+  return {{"integrand", p.integrand},
+          {"dim", p.dim},
+          {"lower", q.lower},
+          {"upper", q.upper},
+          {"a", q.a},
+          {"u", q.u},
+          {"rel_tol", p.tolerances.relative},
+          {"abs_tol", p.tolerances.absolute},
+          {"max_evals", o.max_evaluations},
+          {"initial_regions", o.initial_regions},
+          {"max_regions", o.max_regions},
+          {"phase2_regions", o.phase2_regions},
+          {"max_split", o.max_split},
+          {"max_phase1_iterations", o.max_phase1_iterations},
+          {"heap_capacity", o.heap_capacity},
+          {"max_memory_mb", o.max_memory_mb},
+          {"team_size", o.team_size},
+          {"rule", "Genz-Malik degree 7 with embedded degree 5; error |I7 - I5|"},
+          {"algorithm", "two-phase (Arumugam et al. 2013)"}};
+}
+
+nlohmann::json result_json(Params const& p, RunResult const& r) {
+  auto const& x = r.integration;
+  double const true_error = std::abs(x.integral - r.exact);
+  return {{"integrand", p.integrand},
+          {"dim", p.dim},
+          {"integral", x.integral},
+          {"error_estimate", x.error},
+          {"exact", r.exact},
+          {"true_error", true_error},
+          {"relative_true_error", r.exact != 0 ? true_error / std::abs(r.exact) : true_error},
+          {"estimate_bounds_true_error", true_error <= x.error},
+          {"tolerance", x.tolerance},
+          {"evaluations", x.evaluations},
+          {"regions", x.regions},
+          {"regions_evaluated", x.regions_evaluated},
+          {"status", to_string(x.status)},
+          {"phase1_iterations", x.phase1_iterations},
+          {"phase2_regions", x.phase2_regions},
+          {"phase2_budget_limited", x.phase2_budget_limited},
+          {"phase2_storage_limited", x.phase2_storage_limited},
+          {"phase2_batch", x.phase2_batch},
+          {"heap_capacity", x.heap_capacity}};
+}
+
+void write_history(std::string const& dir, std::string const& prefix, Result const& r) {
+  report::ensure_directory(dir);
+  std::size_t const m = r.history.size();
+  std::vector<double> regions(m), bad(m), integral(m), error(m), evaluations(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    regions[i] = double(r.history[i].regions);
+    bad[i] = double(r.history[i].bad);
+    integral[i] = r.history[i].integral;
+    error[i] = r.history[i].error;
+    evaluations[i] = double(r.history[i].evaluations);
+  }
+  auto put = [&](char const* name, std::vector<double> const& v) {
+    report::write_npy(dir + "/" + prefix + name + ".npy", v, {m});
+  };
+  put("phase1_regions", regions);
+  put("phase1_unfinished", bad);
+  put("phase1_integral", integral);
+  put("phase1_error", error);
+  put("phase1_evaluations", evaluations);
+}
+
+class Command final : public cli::Command {
+ public:
+  std::string name() const override { return "cubature"; }
+  std::string description() const override {
+    return "Adaptive multidimensional cubature (Genz-Malik rule, two-phase parallel algorithm) of a built-in integrand";
+  }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--integrand", params_.integrand,
+                   "Genz family: oscillatory, product_peak, corner_peak, gaussian, c0, discontinuous")
+        ->capture_default_str();
+    sub.add_option("--dim", params_.dim, "Dimension n (1..16)")->capture_default_str();
+    sub.add_option("--lower", params_.lower, "Lower bounds: one value or n, comma separated")
+        ->delimiter(',')
+        ->capture_default_str();
+    sub.add_option("--upper", params_.upper, "Upper bounds: one value or n, comma separated")
+        ->delimiter(',')
+        ->capture_default_str();
+    sub.add_option("--a", params_.a,
+                   "Genz difficulty a_i: one value or n (default per family: oscillatory 2, product_peak 5, "
+                   "corner_peak 1, gaussian 5, c0 2, discontinuous 1)")
+        ->delimiter(',');
+    sub.add_option("--u", params_.u, "Genz location u_i: one value or n")->delimiter(',')->capture_default_str();
+    sub.add_option("--rel-tol", params_.tolerances.relative, "Relative tolerance")->capture_default_str();
+    sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance")->capture_default_str();
+    sub.add_option("--max-evals", max_evals_, "Most integrand evaluations (e.g. 1e8)")->capture_default_str();
+    auto& o = params_.options;
+    sub.add_option("--initial-regions", o.initial_regions, "Phase 1 starts from an even partition of about this many regions")
+        ->capture_default_str();
+    sub.add_option("--max-regions", o.max_regions, "Lmax: phase-1 splits aim at a list of this many regions")
+        ->capture_default_str();
+    sub.add_option("--phase2-regions", o.phase2_regions, "Hand over to phase 2 once this many regions are unfinished")
+        ->capture_default_str();
+    sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")->capture_default_str();
+    sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")->capture_default_str();
+    sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")->capture_default_str();
+    sub.add_option("--max-memory-mb", o.max_memory_mb, "Memory for the phase-2 heaps of one batch (MB)")
+        ->capture_default_str();
+    sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
+  }
+
+  report::RunReport execute(cli::Context& context) override {
+    require(std::isfinite(max_evals_) && max_evals_ >= 1 && max_evals_ <= 9e18 && max_evals_ == std::floor(max_evals_),
+            "--max-evals must be a positive whole number");
+    params_.options.max_evaluations = std::int64_t(max_evals_);
+    return run_cases(context, {params_}, "");
+  }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    auto make = [](char const* integrand, int dim, double rel, double max_evals) {
+      Params p;
+      p.integrand = integrand;
+      p.dim = dim;
+      p.tolerances.relative = rel;
+      p.options.max_evaluations = std::int64_t(max_evals);
+      return p;
+    };
+    std::vector<Params> cases;
+    switch (size) {
+      case cli::Size::small:
+        cases = {make("gaussian", 4, 1e-6, 5e7), make("oscillatory", 5, 1e-6, 5e7)};
+        break;
+      case cli::Size::medium:
+        cases = {make("gaussian", 5, 1e-5, 1e9), make("product_peak", 4, 1e-6, 1e9), make("c0", 4, 1e-5, 1e9),
+                 make("oscillatory", 6, 1e-6, 1e9)};
+        break;
+      case cli::Size::large:
+        cases = {make("gaussian", 6, 1e-6, 1e10), make("corner_peak", 6, 1e-6, 1e10), make("product_peak", 5, 1e-6, 1e10),
+                 make("oscillatory", 8, 1e-6, 1e10), make("discontinuous", 4, 1e-4, 1e10)};
+        break;
+    }
+    return run_cases(context, cases, "default");
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto one = [](nlohmann::json const& c) {
+      return fmt::format("{} {}-D: I = {:.12g} +- {:.2g} (true error {:.2g}), {} evaluations, {}",
+                         c["integrand"].get<std::string>(), c["dim"].get<int>(), c["integral"].get<double>(),
+                         c["error_estimate"].get<double>(), c["true_error"].get<double>(),
+                         c["evaluations"].get<long long>(), c["status"].get<std::string>());
+    };
+    if (!r.results.contains("cases")) return one(r.results);
+    std::string s;
+    for (auto const& c : r.results["cases"]) s += (s.empty() ? "" : "; ") + one(c);
+    return s;
+  }
+
+ private:
+  report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag) {
+    report::RunReport r;
+    r.model = "cubature";
+    r.timing_note = "each phase: wall time between two fences of the execution space (phase 1 breadth-first, "
+                    "phase 2 per-region heaps)";
+    bool all_converged = true;
+    nlohmann::json results = nlohmann::json::array();
+    nlohmann::json parameters = nlohmann::json::array();
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      Params const& p = cases[k];
+      parameters.push_back(parameters_json(p));  // validates before any work
+      RunResult const x = cubature::run(p, context.precision, context.progress, r.phases);
+      auto const& res = x.integration;
+      r.iterations += res.phase1_iterations;
+      if (res.status != Status::converged) {
+        all_converged = false;
+        // A warning, printed even with --quiet: the number is not to be trusted to the tolerance.
+        fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
+                   p.integrand, p.dim, to_string(res.status), res.error, res.tolerance);
+      }
+      results.push_back(result_json(p, x));
+      if (!context.output_dir.empty()) {
+        std::string const prefix = cases.size() > 1 ? fmt::format("{}{}_{}{}d_", tag, k, p.integrand, p.dim) : "";
+        write_history(context.output_dir, prefix, res);
+      }
+    }
+    r.status = all_converged ? "converged" : "not_converged";
+    if (cases.size() == 1) {
+      r.parameters = parameters[0];
+      r.results = results[0];
+    } else {
+      r.parameters = {{"cases", parameters}};
+      r.results = {{"cases", results}};
+    }
+    return r;
+  }
+
+  Params params_;
+  double max_evals_ = 1e9;
+};
+
+}  // namespace
+
+std::unique_ptr<cli::Command> make_command() { return std::make_unique<Command>(); }
+
+}  // namespace parity::cubature

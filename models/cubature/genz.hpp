@@ -1,0 +1,160 @@
+#pragma once
+// Genz's six test families (Genz 1984, "Testing multidimensional integration routines"), on
+// any box [lower, upper], with closed-form integrals (host code, no Kokkos). Parameters a_i
+// (difficulty) and u_i (location):
+//   oscillatory    cos(2 pi u_1 + sum a_i x_i)
+//   product_peak   prod 1 / (a_i^-2 + (x_i - u_i)^2)
+//   corner_peak    (1 + sum a_i x_i)^-(n+1)                 (a_i > 0, 1 + a.x > 0 on the box)
+//   gaussian       exp(-sum a_i^2 (x_i - u_i)^2)
+//   c0             exp(-sum a_i |x_i - u_i|)
+//   discontinuous  0 if x_1 > u_1 or x_2 > u_2, else exp(sum a_i x_i)
+// The device functor is in integrands.hpp.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parity/run/errors.hpp"
+
+namespace parity::cubature {
+
+enum class Family : int { oscillatory = 0, product_peak, corner_peak, gaussian, c0, discontinuous };
+
+inline constexpr Family all_families[] = {Family::oscillatory, Family::product_peak, Family::corner_peak,
+                                          Family::gaussian,    Family::c0,           Family::discontinuous};
+
+inline char const* to_string(Family f) {
+  switch (f) {
+    case Family::oscillatory: return "oscillatory";
+    case Family::product_peak: return "product_peak";
+    case Family::corner_peak: return "corner_peak";
+    case Family::gaussian: return "gaussian";
+    case Family::c0: return "c0";
+    case Family::discontinuous: return "discontinuous";
+  }
+  return "?";
+}
+
+inline std::optional<Family> parse_family(std::string_view s) {
+  for (Family f : all_families)
+    if (s == to_string(f)) return f;
+  return std::nullopt;
+}
+
+// Default difficulty a_i of each family (u_i defaults to 0.5).
+inline double default_a(Family f) {
+  switch (f) {
+    case Family::oscillatory: return 2.0;
+    case Family::product_peak: return 5.0;
+    case Family::corner_peak: return 1.0;
+    case Family::gaussian: return 5.0;
+    case Family::c0: return 2.0;
+    case Family::discontinuous: return 1.0;
+  }
+  return 1.0;
+}
+
+// Checks that the family is defined (finite, without poles) on the box.
+inline void validate_genz(Family f, std::vector<double> const& a, std::vector<double> const& u,
+                          std::vector<double> const& lower, std::vector<double> const& upper) {
+  std::size_t const n = lower.size();
+  require(a.size() == n && u.size() == n, "Genz parameters a and u need one value per dimension");
+  for (std::size_t i = 0; i < n; ++i) require(std::isfinite(a[i]) && std::isfinite(u[i]), "Genz parameters must be finite");
+  if (f == Family::product_peak || f == Family::gaussian || f == Family::corner_peak)
+    for (double ai : a) require(ai > 0, std::string(to_string(f)) + ": parameters a_i must be > 0");
+  if (f == Family::c0)
+    for (double ai : a) require(ai >= 0, "c0: parameters a_i must be >= 0");
+  if (f == Family::corner_peak) {
+    double m = 1;
+    for (std::size_t i = 0; i < n; ++i) m += std::min(a[i] * lower[i], a[i] * upper[i]);
+    require(m > 0, "corner_peak: 1 + sum a_i x_i must stay > 0 on the box");
+  }
+}
+
+// The exact integral over [lower, upper].
+inline double genz_exact(Family f, std::vector<double> const& a, std::vector<double> const& u,
+                         std::vector<double> const& lower, std::vector<double> const& upper) {
+  using L = long double;
+  std::size_t const n = lower.size();
+  switch (f) {
+    case Family::oscillatory: {
+      // Re(exp(i 2 pi u_1) prod (exp(i a hi) - exp(i a lo)) / (i a)).
+      std::complex<L> z = std::polar(L(1), L(2) * std::acos(L(-1)) * L(u[0]));
+      for (std::size_t i = 0; i < n; ++i) {
+        L const ai = a[i], lo = lower[i], hi = upper[i];
+        if (ai == 0) {
+          z *= hi - lo;
+        } else {
+          // (exp(i a hi) - exp(i a lo)) / (i a) = exp(i a m) 2 sin(a w) / a, m midpoint, w half-width.
+          L const m = (hi + lo) / 2, w = (hi - lo) / 2;
+          z *= std::polar(L(2) * std::sin(ai * w) / ai, ai * m);
+        }
+      }
+      return double(z.real());
+    }
+    case Family::product_peak: {
+      L p = 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        L const ai = a[i];
+        p *= ai * (std::atan(ai * (L(upper[i]) - u[i])) - std::atan(ai * (L(lower[i]) - u[i])));
+      }
+      return double(p);
+    }
+    case Family::corner_peak: {
+      // Inclusion-exclusion over the 2^n vertices of the n-fold antiderivative.
+      L sum = 0;
+      for (std::size_t mask = 0; mask < (std::size_t(1) << n); ++mask) {
+        L s = 1;
+        int lows = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          bool const up = (mask >> i) & 1;
+          s += L(a[i]) * (up ? upper[i] : lower[i]);
+          lows += up ? 0 : 1;
+        }
+        sum += (lows % 2 ? -1 : 1) / s;
+      }
+      L denom = (n % 2 ? -1 : 1);
+      for (std::size_t i = 0; i < n; ++i) denom *= L(i + 1) * a[i];
+      return double(sum / denom);
+    }
+    case Family::gaussian: {
+      L p = 1;
+      L const sqrt_pi = std::sqrt(std::acos(L(-1)));
+      for (std::size_t i = 0; i < n; ++i) {
+        L const ai = a[i], x1 = ai * (L(lower[i]) - u[i]), x2 = ai * (L(upper[i]) - u[i]);
+        L const diff = x1 >= 0 ? std::erfc(x1) - std::erfc(x2) : (x2 <= 0 ? std::erfc(-x2) - std::erfc(-x1) : std::erf(x2) - std::erf(x1));
+        p *= sqrt_pi / (2 * ai) * diff;
+      }
+      return double(p);
+    }
+    case Family::c0: {
+      L p = 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        L const ai = a[i];
+        auto antiderivative = [&](L t) {  // of exp(-a |t|)
+          if (ai == 0) return t;
+          L const v = -std::expm1(-ai * std::fabs(t)) / ai;
+          return t < 0 ? -v : v;
+        };
+        p *= antiderivative(L(upper[i]) - u[i]) - antiderivative(L(lower[i]) - u[i]);
+      }
+      return double(p);
+    }
+    case Family::discontinuous: {
+      L p = 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        L const ai = a[i], lo = lower[i];
+        L const hi = i < 2 ? std::min<L>(upper[i], u[i]) : L(upper[i]);
+        if (hi <= lo) return 0.0;
+        p *= ai == 0 ? hi - lo : std::exp(ai * lo) * std::expm1(ai * (hi - lo)) / ai;
+      }
+      return double(p);
+    }
+  }
+  return 0.0;
+}
+
+}  // namespace parity::cubature

@@ -1,0 +1,704 @@
+#pragma once
+// Deterministic adaptive cubature: the two-phase parallel algorithm of Arumugam, Godunov,
+// Ranjan, Terzic & Zubair (2013) around the Genz-Malik degree-7/5 rule (rule.hpp).
+//
+//   Result r = integrate<ExecutionSpace, Real>(space, f, lower, upper, tolerances, options);
+//
+// f is a device-callable functor, `KOKKOS_FUNCTION Real operator()(Point<Real> const& x) const`,
+// with x[0..n-1] the coordinates (n = lower.size() <= max_dim = 16).
+//
+// Phase 1 (breadth-first, all regions at once): the box is cut evenly into about
+// `initial_regions` regions; every region of the list is evaluated in parallel (one Kokkos team
+// per region); the regions whose error is within their volume share of the tolerance
+// max(tau_abs, tau_rel |I|) are finished and accumulated; the others are each cut into d pieces
+// along their split axis, d = clamp(max_regions / bad, 2, max_split), and compacted into the
+// next list with a parallel scan. Phase 1 ends when the global error meets the tolerance, when
+// no bad region is left, or when at least `phase2_regions` regions are still bad (or after
+// `max_phase1_iterations`, or when the next step would exceed the evaluation budget).
+//
+// Phase 2 (depth-first, one region per team): each remaining region runs a sequential
+// CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions (0: as many
+// as `max_memory_mb` allows with all phase-2 regions resident, at least 16), the worst
+// one bisected along its split axis - until its error meets its share of the remaining
+// tolerance (shared out by volume), its share of the remaining evaluation budget is spent
+// (half shared evenly, half by error), or its heap is full. Heaps live in one device View;
+// as many phase-2 regions run at once as `max_memory_mb` allows (batches), so memory stays
+// bounded whatever the number of regions.
+//
+// Determinism: every sum over regions is taken in a fixed blocked order and every region
+// runs the same sequence of steps whatever the thread count or batch size, so the integral
+// and the evaluation count do not depend on the number of threads.
+//
+// The returned status says why it stopped: converged (error <= max(tau_abs, tau_rel |I|)),
+// budget_exhausted, storage_exhausted, integrand_not_finite (a NaN or infinity was seen), or
+// not_converged (the tolerance moved with |I| after the shares were handed out; rare).
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/cubature/options.hpp"
+#include "models/cubature/rule.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::cubature {
+
+namespace detail {
+
+inline std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+template <class Mem>
+using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
+
+// Column sums of terms(0..rows-1, :) in a fixed blocked order (blocks of 256, summed left to
+// right, then the block sums likewise): the same bits for every thread count.
+template <class ExecutionSpace>
+std::vector<double> fixed_order_sums(ExecutionSpace const& space, Matrix<typename ExecutionSpace::memory_space> terms,
+                                     std::int64_t rows) {
+  using Mem = typename ExecutionSpace::memory_space;
+  int const k = int(terms.extent(1));
+  std::vector<double> out(k, 0.0);
+  if (rows == 0) return out;
+  std::int64_t const block = 256;
+  auto current = terms;
+  std::int64_t len = rows;
+  while (len > 1) {
+    std::int64_t const blocks = (len + block - 1) / block;
+    Matrix<Mem> next("parity::cubature::block_sums", blocks, k);
+    auto const in = current;
+    Kokkos::parallel_for(
+        "parity::cubature::block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
+        KOKKOS_LAMBDA(std::int64_t b) {
+          std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
+          for (int c = 0; c < k; ++c) {
+            double s = 0;
+            for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
+            next(b, c) = s;
+          }
+        });
+    current = next;
+    len = blocks;
+  }
+  auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
+  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
+  for (int c = 0; c < k; ++c) out[c] = host(c);
+  return out;
+}
+
+template <class Real, class Mem>
+struct RegionList {
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> center, half;
+  Kokkos::View<Real*, Mem> estimate, error;
+  Kokkos::View<int*, Mem> axis;
+  RegionList() = default;
+  RegionList(std::int64_t capacity, int n)
+      : center("parity::cubature::center", capacity, n),
+        half("parity::cubature::half_width", capacity, n),
+        estimate("parity::cubature::estimate", capacity),
+        error("parity::cubature::error", capacity),
+        axis("parity::cubature::axis", capacity) {}
+};
+
+template <class ExecutionSpace>
+int resolve_team_size(int requested) {
+  if (requested > 0) return requested;
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+  return host ? 1 : 32;
+}
+
+// Regions r = 0..count-1 of the even partition with counts[i] pieces along axis i.
+template <class ExecutionSpace, class Real>
+void even_partition(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                    int n, std::int64_t count, Kokkos::Array<int, max_dim> counts, Kokkos::Array<double, max_dim> lower,
+                    Kokkos::Array<double, max_dim> upper) {
+  auto const center = list.center;
+  auto const half = list.half;
+  Kokkos::parallel_for(
+      "parity::cubature::even_partition", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        std::int64_t rest = r;
+        for (int i = 0; i < n; ++i) {
+          int const d = int(rest % counts[i]);
+          rest /= counts[i];
+          double const w = (upper[i] - lower[i]) / counts[i];
+          center(r, i) = Real(lower[i] + (d + 0.5) * w);
+          half(r, i) = Real(0.5 * w);
+        }
+      });
+}
+
+// Applies the rule to regions 0..count-1 of the list, one team per region.
+template <class ExecutionSpace, class Real, class F>
+void evaluate_list(ExecutionSpace const& space, F const& f, int n,
+                   RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
+                   int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite) {
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  auto const center = list.center;
+  auto const half = list.half;
+  auto const estimate = list.estimate;
+  auto const error = list.error;
+  auto const axis = list.axis;
+  std::size_t const bytes = Scratch::shmem_size(rule_scratch_reals<Real>());
+  Kokkos::parallel_for(
+      "parity::cubature::phase1_evaluate",
+      Policy(space, int(count), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+        int const r = team.league_rank();
+        Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
+        auto const e = evaluate_region(team, f, n, &center(r, 0), &half(r, 0), s.data());
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          estimate(r) = e.integral;
+          error(r) = e.error;
+          axis(r) = e.axis;
+          finite(r) = e.finite ? 1 : 0;
+        });
+      });
+}
+
+// Writes the d pieces of every flagged region (offset from the scan) into `to`. With d = 1 the
+// flagged regions are copied together with their estimates (the hand-over to phase 2).
+template <class ExecutionSpace, class Real>
+void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename ExecutionSpace::memory_space> const& from,
+                   std::int64_t count, Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset, int d,
+                   RegionList<Real, typename ExecutionSpace::memory_space> const& to) {
+  auto const fc = from.center;
+  auto const fh = from.half;
+  auto const fe = from.estimate;
+  auto const fr = from.error;
+  auto const fa = from.axis;
+  auto const tc = to.center;
+  auto const th = to.half;
+  auto const te = to.estimate;
+  auto const tr = to.error;
+  auto const ta = to.axis;
+  Kokkos::parallel_for(
+      "parity::cubature::split", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count), KOKKOS_LAMBDA(std::int64_t r) {
+        if (!flag(r)) return;
+        int const a = fa(r);
+        Real const h = fh(r, a) / Real(d);
+        Real const left = fc(r, a) - fh(r, a);
+        for (int k = 0; k < d; ++k) {
+          std::int64_t const o = offset(r) * d + k;
+          for (int i = 0; i < n; ++i) {
+            tc(o, i) = fc(r, i);
+            th(o, i) = fh(r, i);
+          }
+          if (d > 1) {
+            tc(o, a) = left + Real(2 * k + 1) * h;
+            th(o, a) = h;
+          } else {
+            te(o) = fe(r);
+            tr(o) = fr(r);
+            ta(o) = fa(r);
+          }
+        }
+      });
+}
+
+// Volume of region r as a fraction of the whole box.
+template <class Real, class View>
+KOKKOS_INLINE_FUNCTION double volume_fraction(View const& half, std::int64_t r, int n,
+                                              Kokkos::Array<double, max_dim> const& box_half) {
+  double v = 1;
+  for (int i = 0; i < n; ++i) v *= double(half(r, i)) / box_half[i];
+  return v;
+}
+
+// Heap entries: [center (n), half-widths (n), estimate, error, axis], a max-heap on the error.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void heap_swap(Real* heap, int stride, int a, int b) {
+  for (int m = 0; m < stride; ++m) {
+    Real const t = heap[a * stride + m];
+    heap[a * stride + m] = heap[b * stride + m];
+    heap[b * stride + m] = t;
+  }
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION void heap_push(Real* heap, int stride, int n, int& size, Real const* c, Real const* h,
+                                      Real estimate, Real error, int axis) {
+  int i = size++;
+  Real* e = heap + i * stride;
+  for (int m = 0; m < n; ++m) {
+    e[m] = c[m];
+    e[n + m] = h[m];
+  }
+  e[2 * n] = estimate;
+  e[2 * n + 1] = error;
+  e[2 * n + 2] = Real(axis);
+  while (i > 0) {
+    int const parent = (i - 1) / 2;
+    if (!(heap[parent * stride + 2 * n + 1] < heap[i * stride + 2 * n + 1])) break;
+    heap_swap(heap, stride, parent, i);
+    i = parent;
+  }
+}
+
+// Removes the entry with the largest error, copying it to `top` (stride Reals).
+template <class Real>
+KOKKOS_INLINE_FUNCTION void heap_pop(Real* heap, int stride, int n, int& size, Real* top) {
+  for (int m = 0; m < stride; ++m) top[m] = heap[m];
+  --size;
+  if (size == 0) return;
+  for (int m = 0; m < stride; ++m) heap[m] = heap[size * stride + m];
+  int i = 0;
+  int const key = 2 * n + 1;
+  while (true) {
+    int const l = 2 * i + 1, r = 2 * i + 2;
+    int largest = i;
+    if (l < size && heap[largest * stride + key] < heap[l * stride + key]) largest = l;
+    if (r < size && heap[largest * stride + key] < heap[r * stride + key]) largest = r;
+    if (largest == i) break;
+    heap_swap(heap, stride, i, largest);
+    i = largest;
+  }
+}
+
+enum Phase2Reason : int { reason_running = 0, reason_met = 1, reason_budget = 2, reason_storage = 3, reason_not_finite = 4 };
+
+// Phase 2 for regions first..first+count-1 of `list`, one team each, heaps in `heaps`.
+template <class ExecutionSpace, class Real, class F>
+void phase2_batch(ExecutionSpace const& space, F const& f, int n,
+                  RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t first, int count,
+                  int team_size, Kokkos::View<Real***, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> heaps,
+                  Kokkos::View<double*, typename ExecutionSpace::memory_space> tolerance,
+                  Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
+                  Matrix<typename ExecutionSpace::memory_space> sums,
+                  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts,
+                  bool resume) {
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Space = typename ExecutionSpace::scratch_memory_space;
+  using RealScratch = Kokkos::View<Real*, Space, Kokkos::MemoryUnmanaged>;
+  using DoubleScratch = Kokkos::View<double*, Space, Kokkos::MemoryUnmanaged>;
+  using IntScratch = Kokkos::View<std::int64_t*, Space, Kokkos::MemoryUnmanaged>;
+  int const real_slots = int(rule_scratch_reals<Real>()) + 6 * max_dim + 3;  // rule, A (c,h), B (c,h), popped entry
+  std::size_t const bytes =
+      RealScratch::shmem_size(real_slots) + DoubleScratch::shmem_size(2) + IntScratch::shmem_size(4) + 256;
+  auto const center = list.center;
+  auto const half = list.half;
+  auto const estimate = list.estimate;
+  auto const error = list.error;
+  auto const axis = list.axis;
+  int const capacity = int(heaps.extent(1));
+  int const stride = 2 * n + 3;
+  std::int64_t const cost = 2 * rule_points(n);
+  Kokkos::parallel_for(
+      "parity::cubature::phase2", Policy(space, count, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+        int const slot = team.league_rank();
+        std::int64_t const j = first + slot;
+        RealScratch rs(team.team_scratch(0), real_slots);
+        DoubleScratch ds(team.team_scratch(0), 2);     // running integral, error
+        IntScratch is(team.team_scratch(0), 4);        // heap size, evaluations, reason, -
+        Real* const rule_s = rs.data();
+        Real* const ca = rule_s + rule_scratch_reals<Real>();
+        Real* const ha = ca + max_dim;
+        Real* const cb = ha + max_dim;
+        Real* const hb = cb + max_dim;
+        Real* const top = hb + max_dim;  // stride <= 2 max_dim + 3
+        Real* const heap = &heaps(slot, 0, 0);
+        double const tol = tolerance(j);
+        std::int64_t const allowed = budget(j);
+        // A resumed round continues only the regions its budget stopped, from their heaps.
+        if (resume && counts(j, 2) != reason_budget) return;
+
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (resume) {
+            is(0) = counts(j, 1);
+            is(1) = counts(j, 0);
+            ds(0) = sums(j, 0);
+            ds(1) = sums(j, 1);
+          } else {
+            int size = 0;
+            heap_push(heap, stride, n, size, &center(j, 0), &half(j, 0), estimate(j), error(j), axis(j));
+            is(0) = size;
+            is(1) = 0;
+            ds(0) = estimate(j);
+            ds(1) = error(j);
+          }
+          is(2) = reason_running;
+        });
+        team.team_barrier();
+        while (true) {
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            int size = int(is(0));
+            int reason = reason_running;
+            if (ds(1) <= tol) {
+              // Confirm with exact sums (the running ones drift by rounding).
+              double se = 0, sr = 0;
+              for (int q = 0; q < size; ++q) {
+                se += heap[q * stride + 2 * n];
+                sr += heap[q * stride + 2 * n + 1];
+              }
+              ds(0) = se;
+              ds(1) = sr;
+              if (sr <= tol) reason = reason_met;
+            }
+            if (reason == reason_running && is(1) + cost > allowed) reason = reason_budget;
+            if (reason == reason_running && size + 1 > capacity) reason = reason_storage;
+            if (reason == reason_running) {
+              heap_pop(heap, stride, n, size, top);
+              int const a = int(top[2 * n + 2]);
+              for (int m = 0; m < n; ++m) {
+                ca[m] = cb[m] = top[m];
+                ha[m] = hb[m] = top[n + m];
+              }
+              Real const hh = top[n + a] / 2;
+              ha[a] = hb[a] = hh;
+              ca[a] = top[a] - hh;
+              cb[a] = top[a] + hh;
+              ds(0) -= top[2 * n];
+              ds(1) -= top[2 * n + 1];
+            }
+            is(0) = size;
+            is(2) = reason;
+          });
+          team.team_barrier();
+          if (is(2) != reason_running) break;
+          auto const ea = evaluate_region(team, f, n, ca, ha, rule_s);
+          auto const eb = evaluate_region(team, f, n, cb, hb, rule_s);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            int size = int(is(0));
+            heap_push(heap, stride, n, size, ca, ha, ea.integral, ea.error, ea.axis);
+            heap_push(heap, stride, n, size, cb, hb, eb.integral, eb.error, eb.axis);
+            is(0) = size;
+            is(1) += cost;
+            ds(0) += double(ea.integral) + double(eb.integral);
+            ds(1) += double(ea.error) + double(eb.error);
+            if (!ea.finite || !eb.finite) is(2) = reason_not_finite;
+          });
+          team.team_barrier();
+          if (is(2) != reason_running) break;
+        }
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          int const size = int(is(0));
+          double se = 0, sr = 0;
+          for (int q = 0; q < size; ++q) {
+            se += heap[q * stride + 2 * n];
+            sr += heap[q * stride + 2 * n + 1];
+          }
+          sums(j, 0) = se;
+          sums(j, 1) = sr;
+          counts(j, 0) = is(1);
+          counts(j, 1) = size;
+          counts(j, 2) = is(2);
+        });
+      });
+}
+
+}  // namespace detail
+
+// Integrates f over the box [lower, upper] (see the top of this file). `progress` and `times`
+// may be null.
+template <class ExecutionSpace, class Real, class F>
+Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> const& lower,
+                 std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
+                 run::Progress* progress = nullptr, run::PhaseTimes* times = nullptr) {
+  static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>);
+  using Mem = typename ExecutionSpace::memory_space;
+  using List = detail::RegionList<Real, Mem>;
+  validate(lower, upper, tol, opt);
+  run::SilentProgress silent;
+  run::Progress& out = progress ? *progress : silent;
+  run::PhaseTimes local_times;
+  run::PhaseTimes& phase_times = times ? *times : local_times;
+
+  int const n = int(lower.size());
+  std::int64_t const points = rule_points(n);
+  int const team_size = detail::resolve_team_size<ExecutionSpace>(opt.team_size);
+  Kokkos::Array<double, max_dim> lo{}, hi{}, box_half{};
+  for (int i = 0; i < n; ++i) {
+    lo[i] = lower[i];
+    hi[i] = upper[i];
+    box_half[i] = 0.5 * (upper[i] - lower[i]);
+  }
+
+  Result res;
+  Kokkos::Timer clock;
+
+  // Even partition: about `initial_regions` (fewer if the budget is smaller), as equal counts
+  // per axis as the product allows.
+  std::int64_t const target = std::max<std::int64_t>(1, std::min<std::int64_t>(opt.initial_regions, opt.max_evaluations / points));
+  Kokkos::Array<int, max_dim> counts{};
+  {
+    int base = std::max(1, int(std::floor(std::pow(double(target), 1.0 / n))));
+    auto power = [&](int b) {
+      std::int64_t p = 1;
+      for (int i = 0; i < n && p <= target; ++i) p *= b;
+      return p;
+    };
+    while (power(base + 1) <= target) ++base;
+    while (base > 1 && power(base) > target) --base;
+    std::int64_t product = power(base);
+    for (int i = 0; i < n; ++i) counts[i] = base;
+    for (int i = 0; i < n; ++i)
+      if (product / base * (base + 1) <= target) {
+        counts[i] = base + 1;
+        product = product / base * (base + 1);
+      }
+  }
+  std::int64_t count = 1;
+  for (int i = 0; i < n; ++i) count *= counts[i];
+
+  std::int64_t const capacity = std::max<std::int64_t>(count, opt.max_regions);
+  List current(capacity, n), next(capacity, n);
+  Kokkos::View<int*, Mem> finite("parity::cubature::finite", capacity);
+  Kokkos::View<int*, Mem> flag("parity::cubature::bad", capacity);
+  Kokkos::View<std::int64_t*, Mem> offset("parity::cubature::offset", capacity);
+  detail::Matrix<Mem> terms("parity::cubature::terms", capacity, 4);
+
+  double fin_est = 0, fin_err = 0;   // finished regions
+  std::int64_t fin_regions = 0;
+  double tol_now = 0;
+  bool not_finite = false, budget_hit = false, done = false;
+  std::int64_t bad = 0;
+  double bad_volume = 0, bad_error = 0;
+
+  {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase1");
+    detail::even_partition<ExecutionSpace, Real>(space, current, n, count, counts, lo, hi);
+    for (int it = 1;; ++it) {
+      detail::evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite);
+      res.evaluations += count * points;
+      res.regions_evaluated += count;
+      res.phase1_iterations = it;
+
+      // Totals and the tolerance.
+      {
+        auto const est = current.estimate;
+        auto const err = current.error;
+        auto const t = terms;
+        auto const fin = finite;
+        Kokkos::parallel_for(
+            "parity::cubature::totals", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+            KOKKOS_LAMBDA(std::int64_t r) {
+              t(r, 0) = est(r);
+              t(r, 1) = err(r);
+              t(r, 2) = fin(r) ? 0.0 : 1.0;
+              t(r, 3) = 0.0;
+            });
+      }
+      auto const totals = detail::fixed_order_sums(space, terms, count);
+      double const total_est = fin_est + totals[0];
+      double const total_err = fin_err + totals[1];
+      tol_now = std::max(tol.absolute, tol.relative * std::abs(total_est));
+      Phase1Step step{it, count, 0, total_est, total_err, res.evaluations};
+      if (totals[2] > 0) {
+        not_finite = true;
+        res.integral = total_est;
+        res.error = total_err;
+        res.regions = fin_regions + count;
+        res.history.push_back(step);
+        done = true;
+        break;
+      }
+      if (total_err <= tol_now) {
+        res.integral = total_est;
+        res.error = total_err;
+        res.regions = fin_regions + count;
+        res.history.push_back(step);
+        out.update({"phase 1", it, total_err, clock.seconds(),
+                    "regions " + std::to_string(count) + ", converged"});
+        done = true;
+        break;
+      }
+
+      // Classify against the volume share of the tolerance; finished regions leave the list.
+      {
+        auto const half = current.half;
+        auto const est = current.estimate;
+        auto const err = current.error;
+        auto const t = terms;
+        auto const fl = flag;
+        double const tol_c = tol_now;
+        Kokkos::parallel_for(
+            "parity::cubature::classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+            KOKKOS_LAMBDA(std::int64_t r) {
+              double const v = detail::volume_fraction<Real>(half, r, n, box_half);
+              bool const is_bad = !(double(err(r)) <= tol_c * v);
+              fl(r) = is_bad ? 1 : 0;
+              t(r, 0) = is_bad ? 0.0 : double(est(r));
+              t(r, 1) = is_bad ? 0.0 : double(err(r));
+              t(r, 2) = is_bad ? v : 0.0;
+              t(r, 3) = is_bad ? double(err(r)) : 0.0;
+            });
+      }
+      auto const split_sums = detail::fixed_order_sums(space, terms, count);
+      {
+        auto const fl = flag;
+        auto const off = offset;
+        Kokkos::parallel_scan(
+            "parity::cubature::compact", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+            KOKKOS_LAMBDA(std::int64_t r, std::int64_t& update, bool final) {
+              if (final) off(r) = update;
+              update += fl(r);
+            },
+            bad);
+      }
+      fin_est += split_sums[0];
+      fin_err += split_sums[1];
+      fin_regions += count - bad;
+      bad_volume = split_sums[2];
+      bad_error = split_sums[3];
+      step.bad = bad;
+      res.history.push_back(step);
+      out.update({"phase 1", it, total_err, clock.seconds(),
+                  "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) +
+                      ", integral " + detail::short_number(total_est) +
+                      ", tolerance " + detail::short_number(tol_now)});
+      if (bad == 0) {
+        res.integral = fin_est;
+        res.error = fin_err;
+        res.regions = fin_regions;
+        done = true;
+        break;
+      }
+
+      // Split the bad regions into d pieces each (the list then holds about max_regions).
+      int d = int(std::clamp<std::int64_t>(opt.max_regions / bad, 2, opt.max_split));
+      std::int64_t const left = opt.max_evaluations - res.evaluations;
+      if (bad * d * points > left) d = int(std::min<std::int64_t>(d, left / (bad * points)));
+      bool const handover = bad >= opt.phase2_regions || it >= opt.max_phase1_iterations || d < 2;
+      if (handover) {
+        detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, 1, next);
+        std::swap(current, next);
+        count = bad;
+        break;
+      }
+      detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next);
+      std::swap(current, next);
+      count = bad * d;
+    }
+  }
+
+  if (!done) {
+    // Phase 2: the `count` regions left in `current` (evaluated, with their split axes).
+    timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase2");
+    res.phase2_regions = count;
+    std::int64_t const left = std::max<std::int64_t>(0, opt.max_evaluations - res.evaluations);
+    double const slack = std::max(tol_now - fin_err, 0.1 * tol_now * bad_volume);
+    Kokkos::View<double*, Mem> share("parity::cubature::tolerance_share", count);
+    Kokkos::View<std::int64_t*, Mem> budget("parity::cubature::budget_share", count);
+    {
+      auto const half = current.half;
+      auto const err = current.error;
+      double const inv_volume = bad_volume > 0 ? 1.0 / bad_volume : 0.0;
+      double const inv_error = bad_error > 0 ? 1.0 / bad_error : 0.0;
+      double const even = 0.5 / double(count);
+      std::int64_t const cnt = count;
+      Kokkos::parallel_for(
+          "parity::cubature::shares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+          KOKKOS_LAMBDA(std::int64_t r) {
+            double const v = detail::volume_fraction<Real>(half, r, n, box_half);
+            share(r) = slack * v * inv_volume;
+            double const fraction = inv_error > 0 ? even + 0.5 * double(err(r)) * inv_error : 1.0 / double(cnt);
+            budget(r) = std::int64_t(double(left) * fraction);
+          });
+    }
+    // Heaps for as many regions at once as the memory limit allows.
+    int const stride = 2 * n + 3;
+    double const memory_bytes = opt.max_memory_mb * 1048576.0;
+    int const heap_capacity =
+        opt.heap_capacity > 0
+            ? opt.heap_capacity
+            : int(std::clamp<double>(std::floor(memory_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
+    double const per_region_bytes = double(heap_capacity) * stride * sizeof(Real);
+    std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(memory_bytes / per_region_bytes), 1, count);
+    require(batch <= (1 << 30), "phase-2 batch too large");
+    res.phase2_batch = batch;
+    res.heap_capacity = heap_capacity;
+    Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps("parity::cubature::heaps", batch, heap_capacity, stride);
+    detail::Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
+    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
+    for (std::int64_t first = 0; first < count; first += batch) {
+      int const m = int(std::min(batch, count - first));
+      detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
+                                                 region_counts, false);
+      out.update({"phase 2", first / batch + 1, -1.0, clock.seconds(),
+                  "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
+    }
+    // With every heap resident (one batch), the evaluations that finished regions left unused
+    // go to the regions their share stopped, in proportion to their error, and those resume.
+    // Fixed-order sums keep this deterministic.
+    detail::Matrix<Mem> redistribution("parity::cubature::redistribution", count, 2);
+    for (int round = 2; batch == count && round <= 64; ++round) {
+      auto const rc = region_counts;
+      auto const sm = sums;
+      auto const t = redistribution;
+      Kokkos::parallel_for(
+          "parity::cubature::unused_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+          KOKKOS_LAMBDA(std::int64_t r) {
+            t(r, 0) = rc(r, 2) == detail::reason_budget ? sm(r, 1) : 0.0;
+            t(r, 1) = double(rc(r, 0));
+          });
+      auto const s = detail::fixed_order_sums(space, redistribution, count);
+      double const unused = double(left) - s[1];
+      if (!(s[0] > 0) || unused < double(2 * points)) break;
+      std::int64_t movable = 0;
+      double const inv = 1.0 / s[0];
+      std::int64_t const cost = 2 * points;
+      Kokkos::parallel_reduce(
+          "parity::cubature::new_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+          KOKKOS_LAMBDA(std::int64_t r, std::int64_t& able) {
+            if (rc(r, 2) != detail::reason_budget) return;
+            std::int64_t const extra = std::int64_t(unused * sm(r, 1) * inv);
+            budget(r) = rc(r, 0) + extra;
+            able += extra >= cost ? 1 : 0;
+          },
+          movable);
+      if (movable == 0) break;
+      detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
+                                                 sums, region_counts, true);
+      out.update({"phase 2", round, -1.0, clock.seconds(),
+                  "unused evaluations moved to " + std::to_string(movable) + " regions"});
+    }
+    auto const totals = detail::fixed_order_sums(space, sums, count);
+    std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
+    Kokkos::parallel_reduce(
+        "parity::cubature::phase2_counts", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r, std::int64_t& e, std::int64_t& l, std::int64_t& b, std::int64_t& s,
+                      std::int64_t& x) {
+          e += region_counts(r, 0);
+          l += region_counts(r, 1);
+          b += region_counts(r, 2) == detail::reason_budget ? 1 : 0;
+          s += region_counts(r, 2) == detail::reason_storage ? 1 : 0;
+          x += region_counts(r, 2) == detail::reason_not_finite ? 1 : 0;
+        },
+        evals, leaves, n_budget, n_storage, n_nan);
+    res.evaluations += evals;
+    res.regions_evaluated += evals / points;
+    res.regions = fin_regions + leaves;
+    res.integral = fin_est + totals[0];
+    res.error = fin_err + totals[1];
+    res.phase2_budget_limited = n_budget;
+    res.phase2_storage_limited = n_storage;
+    not_finite = not_finite || n_nan > 0;
+    budget_hit = n_budget > 0;
+  }
+
+  res.tolerance = std::max(tol.absolute, tol.relative * std::abs(res.integral));
+  if (not_finite || !std::isfinite(res.integral) || !std::isfinite(res.error))
+    res.status = Status::integrand_not_finite;
+  else if (res.error <= res.tolerance)
+    res.status = Status::converged;
+  else if (budget_hit || res.evaluations + points > opt.max_evaluations)
+    res.status = Status::budget_exhausted;
+  else if (res.phase2_storage_limited > 0)
+    res.status = Status::storage_exhausted;
+  else
+    res.status = Status::not_converged;
+  return res;
+}
+
+}  // namespace parity::cubature

@@ -1,0 +1,109 @@
+#pragma once
+// The cubature library's plain types (no Kokkos): tolerances, options, result, status, and the
+// input checks. integrate.hpp holds the algorithm.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parity/run/errors.hpp"
+
+namespace parity::cubature {
+
+// Largest dimension supported (runtime n in [1, max_dim]); 2^16 + O(n^2) points per region.
+inline constexpr int max_dim = 16;
+
+// Points of the Genz-Malik rule per region: 1 + 4n + 2n(n-1) + 2^n.
+constexpr std::int64_t rule_points(int n) {
+  return 1 + 4 * std::int64_t(n) + 2 * std::int64_t(n) * (n - 1) + (std::int64_t(1) << n);
+}
+
+enum class Status { converged, budget_exhausted, storage_exhausted, integrand_not_finite, not_converged };
+
+inline char const* to_string(Status s) {
+  switch (s) {
+    case Status::converged: return "converged";
+    case Status::budget_exhausted: return "budget_exhausted";
+    case Status::storage_exhausted: return "storage_exhausted";
+    case Status::integrand_not_finite: return "integrand_not_finite";
+    case Status::not_converged: break;
+  }
+  return "not_converged";
+}
+
+struct Tolerances {
+  double absolute = 0.0;
+  double relative = 1e-6;
+};
+
+struct Options {
+  std::int64_t max_evaluations = 1'000'000'000;  // integrand evaluations in all
+  int initial_regions = 2048;                     // phase 1 starts from an even partition of about this many
+  int max_regions = 2048;                         // Lmax: phase-1 splits aim at a list of this length
+  int phase2_regions = 512;                       // phase 1 hands over once this many regions are bad
+  int max_split = 8;                              // most pieces one region is cut into in a phase-1 step
+  int max_phase1_iterations = 64;
+  int heap_capacity = 0;                          // subregions each phase-2 region may hold; 0: as many as
+                                                  // max_memory_mb allows with every phase-2 region resident
+  double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together
+  int team_size = 0;                              // 0: 1 on host backends, 32 on GPUs
+};
+
+struct Phase1Step {
+  int iteration = 0;
+  std::int64_t regions = 0;      // evaluated in this step
+  std::int64_t bad = 0;          // left unfinished
+  double integral = 0.0;         // running totals after this step
+  double error = 0.0;
+  std::int64_t evaluations = 0;  // cumulative
+};
+
+struct Result {
+  double integral = 0.0;
+  double error = 0.0;
+  std::int64_t evaluations = 0;
+  std::int64_t regions = 0;            // regions of the final partition
+  std::int64_t regions_evaluated = 0;  // applications of the rule
+  Status status = Status::not_converged;
+  int phase1_iterations = 0;
+  std::int64_t phase2_regions = 0;           // regions handed to phase 2
+  std::int64_t phase2_budget_limited = 0;    // of those, stopped by their evaluation share
+  std::int64_t phase2_storage_limited = 0;   // of those, stopped by a full heap
+  std::int64_t phase2_batch = 0;             // phase-2 regions run at once
+  int heap_capacity = 0;
+  double tolerance = 0.0;                    // max(tau_abs, tau_rel |I|) at the end
+  std::vector<Phase1Step> history;
+};
+
+// Checks the problem before any work; throws InvalidInput with a clear message.
+inline void validate(std::vector<double> const& lower, std::vector<double> const& upper, Tolerances const& tol,
+                     Options const& opt) {
+  int const n = int(lower.size());
+  require(n >= 1 && n <= max_dim,
+          "dimension must be between 1 and " + std::to_string(max_dim) + " (got " + std::to_string(n) + ")");
+  require(upper.size() == lower.size(), "lower and upper bounds must have the same length");
+  for (int i = 0; i < n; ++i) {
+    require(std::isfinite(lower[i]) && std::isfinite(upper[i]), "bounds must be finite numbers");
+    require(lower[i] < upper[i], "lower bound must be below upper bound in every dimension (dimension " +
+                                     std::to_string(i) + ": " + std::to_string(lower[i]) +
+                                     " >= " + std::to_string(upper[i]) + ")");
+  }
+  require(std::isfinite(tol.absolute) && tol.absolute >= 0, "absolute tolerance must be >= 0");
+  require(std::isfinite(tol.relative) && tol.relative >= 0, "relative tolerance must be >= 0");
+  require(tol.absolute > 0 || tol.relative > 0, "at least one of the absolute and relative tolerances must be > 0");
+  require(opt.max_evaluations >= rule_points(n),
+          "max evaluations must be at least one rule application (" + std::to_string(rule_points(n)) +
+              " points in " + std::to_string(n) + " dimensions)");
+  require(opt.initial_regions >= 1 && opt.initial_regions <= (1 << 24), "initial regions must be in [1, 2^24]");
+  require(opt.max_regions >= 2 && opt.max_regions <= (1 << 24), "max regions (Lmax) must be in [2, 2^24]");
+  require(opt.phase2_regions >= 1 && 2 * opt.phase2_regions <= opt.max_regions,
+          "phase-2 regions must be >= 1 and at most half of max regions (Lmax)");
+  require(opt.max_split >= 2 && opt.max_split <= 64, "max split must be in [2, 64]");
+  require(opt.max_phase1_iterations >= 1, "max phase-1 iterations must be >= 1");
+  require(opt.heap_capacity == 0 || (opt.heap_capacity >= 2 && opt.heap_capacity <= (1 << 24)),
+          "heap capacity must be 0 (automatic) or in [2, 2^24]");
+  require(std::isfinite(opt.max_memory_mb) && opt.max_memory_mb > 0, "max memory must be > 0 MB");
+  require(opt.team_size >= 0 && opt.team_size <= 1024, "team size must be in [0, 1024]");
+}
+
+}  // namespace parity::cubature

@@ -1,0 +1,63 @@
+#pragma once
+// Parameters of one `cubature` run: a built-in integrand, its box, tolerances and the
+// algorithm's options (see integrate.hpp for what each option does).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/cubature/genz.hpp"
+#include "models/cubature/options.hpp"
+#include "parity/run/errors.hpp"
+
+namespace parity::cubature {
+
+struct Params {
+  std::string integrand = "gaussian";  // a Genz family (genz.hpp)
+  int dim = 4;
+  std::vector<double> lower{0.0};      // one value (every dimension) or one per dimension
+  std::vector<double> upper{1.0};
+  std::vector<double> a;               // Genz difficulty; empty: the family's default (default_a)
+  std::vector<double> u{0.5};          // Genz location
+  Tolerances tolerances{};             // absolute 0, relative 1e-6
+  Options options{};
+};
+
+// A value list expanded to n entries (one value is repeated).
+inline std::vector<double> expand(std::vector<double> const& v, int n, double fallback) {
+  if (v.empty()) return std::vector<double>(n, fallback);
+  if (v.size() == 1) return std::vector<double>(n, v[0]);
+  return v;
+}
+
+struct Problem {
+  Family family;
+  std::vector<double> lower, upper, a, u;
+};
+
+// Checks everything a user can get wrong and returns the expanded problem.
+inline Problem validate(Params const& p) {
+  auto const family = parse_family(p.integrand);
+  std::string names;
+  for (Family f : all_families) names += std::string(names.empty() ? "" : ", ") + to_string(f);
+  require(family.has_value(), "unknown integrand '" + p.integrand + "' (known: " + names +
+                                  "; the paper's f1..f5 are not available yet)");
+  require(p.dim >= 1 && p.dim <= max_dim,
+          "dimension must be between 1 and " + std::to_string(max_dim) + " (got " + std::to_string(p.dim) + ")");
+  auto check_len = [&](std::vector<double> const& v, char const* what) {
+    require(v.size() <= 1 || int(v.size()) == p.dim,
+            std::string(what) + " needs one value or " + std::to_string(p.dim) + " values (got " +
+                std::to_string(v.size()) + ")");
+  };
+  check_len(p.lower, "--lower");
+  check_len(p.upper, "--upper");
+  check_len(p.a, "--a");
+  check_len(p.u, "--u");
+  require(!p.lower.empty() && !p.upper.empty(), "--lower and --upper need at least one value");
+  Problem q{*family, expand(p.lower, p.dim, 0.0), expand(p.upper, p.dim, 1.0),
+            expand(p.a, p.dim, default_a(*family)), expand(p.u, p.dim, 0.5)};
+  validate(q.lower, q.upper, p.tolerances, p.options);
+  validate_genz(q.family, q.a, q.u, q.lower, q.upper);
+  return q;
+}
+
+}  // namespace parity::cubature

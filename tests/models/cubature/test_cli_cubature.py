@@ -1,0 +1,84 @@
+"""The `cubature` command: a good small run and its JSON report, history arrays, and clear errors
+(exit 2) on bad input; a run stopped by its budget exits 3 with the reason in the report."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+EXE = sys.argv.pop(1)
+ENV = dict(os.environ, OMP_PROC_BIND="false")
+
+
+def parity(*args, timeout=120):
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
+                          stdin=subprocess.DEVNULL)
+
+
+class CubatureCli(unittest.TestCase):
+    def assert_bad_input(self, result, message):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn(message, result.stdout + result.stderr)
+
+    def test_help_lists_options(self):
+        r = parity("cubature", "--help")
+        self.assertEqual(r.returncode, 0)
+        for option in ("--integrand", "--dim", "--rel-tol", "--abs-tol", "--max-evals", "--heap-capacity"):
+            self.assertIn(option, r.stdout)
+
+    def test_good_run_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            out = os.path.join(d, "arrays")
+            r = parity("cubature", "--integrand", "gaussian", "--dim", "3", "--rel-tol", "1e-6", "--a", "4",
+                       "--u", "0.3,0.5,0.6", "--json", path, "--output", out, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            errors = np.load(os.path.join(out, "phase1_error.npy"))
+        self.assertEqual(doc["schema"], "parity.run/1")
+        self.assertEqual(doc["model"], "cubature")
+        self.assertEqual(doc["status"], "converged")
+        res = doc["results"]
+        self.assertEqual(res["status"], "converged")
+        self.assertEqual(doc["parameters"]["u"], [0.3, 0.5, 0.6])
+        self.assertLess(res["true_error"], 1e-6 * abs(res["exact"]))
+        self.assertLessEqual(res["error_estimate"], 1e-6 * abs(res["integral"]))
+        self.assertGreater(res["evaluations"], 0)
+        self.assertGreater(res["regions"], 0)
+        self.assertIn("parity::cubature::phase1", doc["timing"]["phases"])
+        self.assertEqual(len(errors), doc["iterations"])
+
+    def test_budget_exhausted_exits_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--integrand", "oscillatory", "--dim", "5", "--rel-tol", "1e-12",
+                       "--max-evals", "2e5", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("budget_exhausted", r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["status"], "not_converged")
+        self.assertEqual(doc["results"]["status"], "budget_exhausted")
+        self.assertLessEqual(doc["results"]["evaluations"], 200000)
+
+    def test_bad_inputs(self):
+        self.assert_bad_input(parity("cubature", "--dim", "0"), "dimension")
+        self.assert_bad_input(parity("cubature", "--dim", "17"), "dimension")
+        self.assert_bad_input(parity("cubature", "--lower", "1", "--upper", "0"), "lower bound")
+        self.assert_bad_input(parity("cubature", "--integrand", "f9"), "unknown integrand")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "-1"), "tolerance")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "0", "--abs-tol", "0"), "tolerance")
+        self.assert_bad_input(parity("cubature", "--max-evals", "10"), "max evaluations")
+        self.assert_bad_input(parity("cubature", "--max-evals", "-5"), "--max-evals")
+        self.assert_bad_input(parity("cubature", "--dim", "3", "--a", "1,2"), "--a")
+        self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--a", "-1"), "corner_peak")
+        self.assert_bad_input(parity("cubature", "--heap-capacity", "1"), "heap capacity")
+        self.assert_bad_input(parity("cubature", "--dim", "many"), "--dim")
+
+
+if __name__ == "__main__":
+    unittest.main()

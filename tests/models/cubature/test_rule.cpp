@@ -1,0 +1,179 @@
+// The Genz-Malik rule on one region: exact for every monomial of degree <= 7 (the embedded rule
+// for degree <= 5) and not beyond; the point count; the split-axis criterion.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "models/cubature/rule.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_cubature_rule {
+
+using parity::cubature::max_dim;
+using parity::cubature::Point;
+using parity::cubature::RegionEstimate;
+using parity::test::ExecSpace;
+using parity::test::MemSpace;
+
+struct Monomial {
+  Kokkos::Array<int, max_dim> e{};
+  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
+    double p = 1;
+    for (int i = 0; i < x.size(); ++i)
+      for (int k = 0; k < e[i]; ++k) p *= x[i];
+    return p;
+  }
+};
+
+// Counts its calls and records whether every point lay inside the region.
+struct Counting {
+  Kokkos::View<int*, MemSpace> calls;  // [0]: calls, [1]: points outside
+  Kokkos::Array<double, max_dim> lo{}, hi{};
+  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
+    Kokkos::atomic_inc(&calls(0));
+    for (int i = 0; i < x.size(); ++i)
+      if (x[i] <= lo[i] || x[i] >= hi[i]) Kokkos::atomic_inc(&calls(1));
+    return 1.0;
+  }
+};
+
+// f = g(x_axis) for a chosen axis: the fourth difference is nonzero only there.
+struct AlongAxis {
+  int axis = 0;
+  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
+    double const t = x[axis];
+    return t * t * t * t + Kokkos::exp(t);
+  }
+};
+
+template <class F>
+RegionEstimate<double> apply_rule(F const& f, std::vector<double> const& c, std::vector<double> const& h,
+                                  int team_size = 1) {
+  int const n = int(c.size());
+  auto const dc = parity::test::to_device(c);
+  auto const dh = parity::test::to_device(h);
+  Kokkos::View<RegionEstimate<double>*, MemSpace> out("parity::test::rule_out", 1);
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  std::size_t const bytes = Scratch::shmem_size(parity::cubature::rule_scratch_reals<double>());
+  Kokkos::parallel_for(
+      "parity::test::cubature_rule", Policy(ExecSpace(), 1, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(Policy::member_type const& team) {
+        Scratch s(team.team_scratch(0), parity::cubature::rule_scratch_reals<double>());
+        auto const e = parity::cubature::evaluate_region(team, f, n, dc.data(), dh.data(), s.data());
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { out(0) = e; });
+      });
+  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return host(0);
+}
+
+double exact_monomial(std::vector<int> const& e, std::vector<double> const& c, std::vector<double> const& h) {
+  double p = 1;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    p *= (std::pow(c[i] + h[i], e[i] + 1) - std::pow(c[i] - h[i], e[i] + 1)) / (e[i] + 1);
+  return p;
+}
+
+// Calls visit(e) for every exponent vector of total degree exactly `degree`.
+template <class Visit>
+void for_each_monomial(int n, int degree, std::vector<int>& e, int i, Visit const& visit) {
+  if (i == n - 1) {
+    e[i] = degree;
+    visit(e);
+    return;
+  }
+  for (int k = 0; k <= degree; ++k) {
+    e[i] = k;
+    for_each_monomial(n, degree - k, e, i + 1, visit);
+  }
+}
+
+TEST(CubatureRule, ExactForAllMonomialsUpToDegree7) {
+  for (int n : {2, 3, 5}) {
+    std::vector<double> c(n), h(n);
+    for (int i = 0; i < n; ++i) {
+      c[i] = 0.3 - 0.17 * i;
+      h[i] = 0.4 + 0.11 * i;
+    }
+    int checked = 0;
+    for (int degree = 0; degree <= 7; ++degree) {
+      std::vector<int> e(n);
+      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
+        Monomial m;
+        double scale = 1;  // the integral of |x|^e, a natural size for the rounding error
+        for (int i = 0; i < n; ++i) {
+          m.e[i] = ex[i];
+          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
+        }
+        auto const r = apply_rule(m, c, h);
+        double const exact = exact_monomial(ex, c, h);
+        EXPECT_NEAR(r.integral, exact, 1e-13 * scale) << "n " << n << " degree " << degree;
+        if (degree <= 5) EXPECT_NEAR(r.lower, exact, 1e-13 * scale) << "embedded, n " << n << " degree " << degree;
+        ++checked;
+      });
+    }
+    EXPECT_GT(checked, 20);
+  }
+}
+
+TEST(CubatureRule, NotExactBeyondItsDegree) {
+  // x_0^8 on [-1,1]^n: the rule gives 2^n (l5^8 w5 2^n + ...) != 2^n / 9. Likewise the
+  // embedded rule must miss x_0^6.
+  for (int n : {2, 4}) {
+    std::vector<double> c(n, 0.0), h(n, 1.0);
+    Monomial m8, m6;
+    m8.e[0] = 8;
+    m6.e[0] = 6;
+    double const volume = std::pow(2.0, n);
+    auto const r8 = apply_rule(m8, c, h);
+    EXPECT_GT(std::abs(r8.integral - volume / 9) / (volume / 9), 1e-3) << n;
+    auto const r6 = apply_rule(m6, c, h);
+    EXPECT_NEAR(r6.integral, volume / 7, 1e-13 * volume);
+    EXPECT_GT(std::abs(r6.lower - volume / 7) / (volume / 7), 1e-3) << n;
+    EXPECT_GT(r6.error, 1e-4);  // the error estimate sees it
+  }
+}
+
+TEST(CubatureRule, PointCountAndPointsInside) {
+  for (int n : {1, 2, 3, 6, 10}) {
+    Counting f;
+    f.calls = Kokkos::View<int*, MemSpace>("parity::test::calls", 2);
+    std::vector<double> c(n), h(n);
+    for (int i = 0; i < n; ++i) {
+      c[i] = 1.0 + i;
+      h[i] = 0.5;
+      f.lo[i] = c[i] - h[i];
+      f.hi[i] = c[i] + h[i];
+    }
+    auto const r = apply_rule(f, c, h);
+    auto const calls = parity::test::to_host(f.calls);
+    EXPECT_EQ(calls[0], parity::cubature::rule_points(n)) << n;
+    EXPECT_EQ(calls[1], 0) << n;
+    EXPECT_NEAR(r.integral, std::pow(1.0, n), 1e-13);  // f = 1, volume 1
+    EXPECT_TRUE(r.finite);
+  }
+  EXPECT_EQ(parity::cubature::rule_points(2), 17);
+  EXPECT_EQ(parity::cubature::rule_points(3), 33);
+}
+
+TEST(CubatureRule, SplitsAlongTheRoughAxis) {
+  int const n = 5;
+  for (int axis = 0; axis < n; ++axis) {
+    AlongAxis f;
+    f.axis = axis;
+    auto const r = apply_rule(f, std::vector<double>(n, 0.2), std::vector<double>(n, 0.5));
+    EXPECT_EQ(r.axis, axis);
+  }
+  // A function of x_0 only but a much wider x_3: the difference criterion still picks x_0.
+  AlongAxis f;
+  std::vector<double> h(n, 0.5);
+  h[3] = 5.0;
+  EXPECT_EQ(apply_rule(f, std::vector<double>(n, 0.0), h).axis, 0);
+  // A polynomial of degree <= 3 has no fourth difference: the widest axis is split.
+  Monomial cubic;
+  cubic.e[1] = 3;
+  EXPECT_EQ(apply_rule(cubic, std::vector<double>(n, 0.1), h).axis, 3);
+}
+
+}  // namespace parity_test_cubature_rule
