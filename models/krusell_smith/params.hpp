@@ -81,8 +81,8 @@ inline void validate(Params const& p) {
   require(finite(p.k_max) && p.k_max > p.k_min + 1, "--k-max must exceed the borrowing limit");
   require(finite(p.k_power) && p.k_power >= 1 && p.k_power <= 10, "--k-power must lie in [1, 10]");
   require(finite(p.K_min) && finite(p.K_max) && p.K_min > 0 && p.K_max > p.K_min,
-          "--K-range needs 0 < K_min < K_max");
-  require(p.K_max <= p.k_max, "--K-range: K_max must not exceed --k-max");
+          "--Kbar-range needs 0 < K_min < K_max");
+  require(p.K_max <= p.k_max, "--Kbar-range: K_max must not exceed --k-max");
   require(finite(p.policy_tol) && p.policy_tol > 0, "--policy-tol must be positive");
   require(p.policy_max_iter >= 1, "--policy-max-iter must be >= 1");
   require(p.agents >= 32 && p.agents <= (1L << 36), "--agents must lie in [32, 2^36]");

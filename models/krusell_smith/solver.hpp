@@ -555,12 +555,13 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   std::array<double, 4> b = p.init_coeffs;
   std::vector<double> K_host;
   Regression reg;
-  double last_diff = 1.0;
+  double last_diff = 0.0;  // the first policy is solved to full precision (restarts need it)
   for (int it = 1; it <= p.max_iter; ++it) {
     Model<Real> const model = make_model<Real>(p, chain, b);
     int policy_it = 0;
     Real change = 0;
-    // Early outer iterations need a less exact policy: 1e-3 of the last coefficient change.
+    // Later outer iterations far from the fixed point need a less exact policy: 1e-3 of the last
+    // coefficient change.
     Real const tol_it = std::max(policy_tol, Real(1e-3 * last_diff));
     {
       timing::ScopedPhase phase(space, phases, "policy");
