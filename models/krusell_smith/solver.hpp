@@ -383,11 +383,12 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
 
 // Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t.
 template <class ExecSpace, class Mem>
-Kokkos::View<long**, Kokkos::HostSpace> employment_counts(ExecSpace const& space, Employment<Mem> const& emp) {
+Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(ExecSpace const& space,
+                                                                          Employment<Mem> const& emp) {
   int const T = emp.periods;
   long const nwords = emp.nwords, N = emp.agents;
   auto words = emp.words;
-  Kokkos::View<long**, Mem> counts("parity::krusell_smith::employment_counts", T, 5);
+  Kokkos::View<long**, Kokkos::LayoutRight, Mem> counts("parity::krusell_smith::employment_counts", T, 5);
   Kokkos::parallel_for(
       "parity::krusell_smith::employment_counts", Kokkos::RangePolicy<ExecSpace>(space, 0, T), KOKKOS_LAMBDA(int t) {
         long unemployed = 0, uu = 0, u = 0, eu = 0, e = 0;
@@ -406,7 +407,8 @@ Kokkos::View<long**, Kokkos::HostSpace> employment_counts(ExecSpace const& space
         }
         counts(t, 0) = unemployed, counts(t, 1) = uu, counts(t, 2) = u, counts(t, 3) = eu, counts(t, 4) = e;
       });
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> h("parity::krusell_smith::employment_counts_host", T, 5);
+  Kokkos::deep_copy(h, counts);
   return h;
 }
 
