@@ -1,0 +1,297 @@
+// `krusell-smith`: options, run report, result arrays and the one-line summary.
+#include "models/krusell_smith/command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/krusell_smith/chain.hpp"
+#include "models/krusell_smith/entry.hpp"
+#include "models/krusell_smith/params.hpp"
+#include "parity/report/npy.hpp"
+#include "parity/run/errors.hpp"
+
+namespace parity::krusell_smith {
+namespace {
+
+std::vector<double> parse_numbers(std::string const& text, std::string const& option) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (std::exception const&) {
+      throw InvalidInput(option + ": '" + item + "' is not a number");
+    }
+    require(used == item.size() || item.find_first_not_of(" \t\r\n", used) == std::string::npos,
+            option + ": '" + item + "' is not a number");
+    out.push_back(v);
+  }
+  return out;
+}
+
+struct Options {
+  Params p;
+  std::string grid = "100,4";
+  std::string K_range = "30,50";
+  std::string init_coeffs;  // "b0g,b1g,b0b,b1b" or a file holding that line (coeffs.txt)
+  std::string interp = "catmull-rom";
+};
+
+// Fills the parameter struct from the option strings; throws InvalidInput on bad text.
+Params resolve(Options const& o) {
+  Params p = o.p;
+  auto const g = parse_numbers(o.grid, "--grid");
+  require(g.size() == 2, "--grid needs NK,NKbar (two integers), e.g. 100,4");
+  for (double v : g) require(v == std::floor(v) && v >= 0 && v < 1e6, "--grid needs two non-negative integers");
+  p.nk = int(g[0]), p.nK = int(g[1]);
+  auto const K = parse_numbers(o.K_range, "--Kbar-range");
+  require(K.size() == 2, "--Kbar-range needs MIN,MAX");
+  p.K_min = K[0], p.K_max = K[1];
+  if (!o.init_coeffs.empty()) {
+    std::string text = o.init_coeffs;
+    if (text.find(',') == std::string::npos) {  // a file written by a previous run
+      std::ifstream in(text);
+      require(bool(in), "--init-coeffs: cannot read '" + text + "' (give b0g,b1g,b0b,b1b or a coeffs.txt file)");
+      std::getline(in, text);
+    }
+    auto const b = parse_numbers(text, "--init-coeffs");
+    require(b.size() == 4, "--init-coeffs needs four numbers b0_good,b1_good,b0_bad,b1_bad");
+    for (int q = 0; q < 4; ++q) p.init_coeffs[q] = b[q];
+  }
+  p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
+  validate(p);
+  return p;
+}
+
+nlohmann::json parameters_json(Params const& p) {
+  return {{"beta", p.beta},
+          {"gamma", p.gamma},
+          {"alpha", p.alpha},
+          {"delta", p.delta},
+          {"l_bar", p.l_bar},
+          {"mu", p.mu},
+          {"z_good", p.z_good},
+          {"z_bad", p.z_bad},
+          {"u_good", p.u_good},
+          {"u_bad", p.u_bad},
+          {"duration_z", p.duration_z},
+          {"duration_u_good", p.duration_u_good},
+          {"duration_u_bad", p.duration_u_bad},
+          {"ratio_gb", p.ratio_gb},
+          {"ratio_bg", p.ratio_bg},
+          {"nk", p.nk},
+          {"nK", p.nK},
+          {"k_min", p.k_min},
+          {"k_max", p.k_max},
+          {"k_power", p.k_power},
+          {"K_min", p.K_min},
+          {"K_max", p.K_max},
+          {"policy_tol", p.policy_tol},
+          {"policy_max_iter", p.policy_max_iter},
+          {"agents", p.agents},
+          {"periods", p.periods},
+          {"discard", p.discard},
+          {"initial_capital", p.initial_capital},
+          {"seed", p.seed},
+          {"interp", to_string(p.interp)},
+          {"init_coeffs", p.init_coeffs},
+          {"damping", p.damping},
+          {"tol", p.tol},
+          {"max_iter", p.max_iter},
+          {"employment_shocks", "bit-packed, exact unemployment each period (radix-selected Philox keys)"}};
+}
+
+void write_arrays(std::string const& dir, Params const& p, Result const& r) {
+  report::ensure_directory(dir);
+  auto path = [&](char const* name) { return dir + "/" + name; };
+  report::write_npy(path("policy.npy"), r.policy,
+                    {std::size_t(p.nk), std::size_t(p.nK), std::size_t(2), std::size_t(2)});
+  report::write_npy(path("k_grid.npy"), r.k_grid, {r.k_grid.size()});
+  report::write_npy(path("K_grid.npy"), r.K_grid, {r.K_grid.size()});
+  report::write_npy(path("K_path.npy"), r.K_path, {r.K_path.size()});
+  report::write_npy(path("K_alm.npy"), r.K_alm, {r.K_alm.size()});
+  report::write_npy(path("z_path.npy"), r.z_path, {r.z_path.size()});
+  report::write_npy(path("k_final.npy"), r.k_final, {r.k_final.size()});
+  report::write_npy(path("employed_final.npy"), r.employed_final, {r.employed_final.size()});
+  std::vector<double> history;
+  for (auto const& b : r.coeff_history) history.insert(history.end(), b.begin(), b.end());
+  report::write_npy(path("coeff_history.npy"), history, {r.coeff_history.size(), std::size_t(4)});
+  report::write_npy(path("transition.npy"), std::vector<double>(r.transition.begin(), r.transition.end()),
+                    {std::size_t(4), std::size_t(4)});
+  std::ofstream out(path("coeffs.txt"));
+  require(bool(out), "cannot write '" + path("coeffs.txt") + "'");
+  out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.coeffs[0], r.coeffs[1], r.coeffs[2], r.coeffs[3]);
+}
+
+report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes const& phases, Precision precision) {
+  report::RunReport rep;
+  rep.model = "krusell-smith";
+  rep.precision = precision;
+  rep.parameters = parameters_json(p);
+  rep.phases = phases;
+  rep.timing_note =
+      "each phase: wall time between two fences of the execution space; policy, panel and regression summed "
+      "over the outer iterations; shocks once; accuracy = Euler errors, Den Haan test and output copies";
+  rep.iterations = r.iterations;
+  rep.status = r.converged ? "converged" : "not_converged";
+  int const T = p.periods;
+  std::vector<double> Kt(r.K_path.begin() + p.discard, r.K_path.end());
+  double const mean = std::accumulate(Kt.begin(), Kt.end(), 0.0) / double(Kt.size());
+  double var = 0;
+  for (double k : Kt) var += (k - mean) * (k - mean);
+  double const sd = std::sqrt(var / double(Kt.size()));
+  double const panel_s = phases.seconds("panel");
+  double const agent_periods = double(p.agents) * double(T) * double(r.iterations);
+  double const real_bytes = precision == Precision::f32 ? 4.0 : 8.0;
+  // Per agent-period the panel kernel reads and writes k and reads one employment bit.
+  double const bytes = agent_periods * (2 * real_bytes + 1.0 / 8.0);
+  Chain const chain = build_chain(p);
+  rep.results = {
+      {"coefficients",
+       {{"good", {{"b0", r.coeffs[0]}, {"b1", r.coeffs[1]}}}, {"bad", {{"b0", r.coeffs[2]}, {"b1", r.coeffs[3]}}}}},
+      {"r_squared", {{"good", r.r_squared[0]}, {"bad", r.r_squared[1]}}},
+      {"regression_standard_error", {{"good", r.regression_se[0]}, {"bad", r.regression_se[1]}}},
+      {"coefficient_change", r.coeff_change},
+      {"converged", r.converged},
+      {"outer_iterations", r.iterations},
+      {"policy_iterations_total", r.policy_iterations_total},
+      {"policy_iterations_last", r.policy_iterations_last},
+      {"den_haan_accuracy", {{"max_error_pct", r.den_haan_max_pct}, {"mean_error_pct", r.den_haan_mean_pct}}},
+      {"euler_errors",
+       {{"k_cap", r.euler_k_cap},
+        {"on_grid", {{"max", r.euler_on_max}, {"mean", r.euler_on_mean}}},
+        {"off_grid", {{"max", r.euler_off_max}, {"mean", r.euler_off_mean}}},
+        {"definition", "|1 - c_euler/c|, unit free, at grid nodes / midpoints with k <= k_cap"}}},
+      {"shocks",
+       {{"unemployment_max_deviation_agents", r.unemployment_max_deviation},
+        {"unemployment_rate_good", r.unemployment_rate_good},
+        {"unemployment_rate_bad", r.unemployment_rate_bad},
+        {"p00_empirical", {{"gg", r.p00_empirical[0]}, {"gb", r.p00_empirical[1]}, {"bg", r.p00_empirical[2]},
+                           {"bb", r.p00_empirical[3]}}},
+        {"p00_target", {{"gg", chain.p00[0][0]}, {"gb", chain.p00[0][1]}, {"bg", chain.p00[1][0]},
+                        {"bb", chain.p00[1][1]}}}}},
+      {"K_mean", mean},
+      {"K_std", sd},
+      {"K_final_panel", r.K_path.back()},
+      {"k_final_min", r.k_final_min},
+      {"panel",
+       {{"agent_periods", agent_periods},
+        {"agent_periods_per_second", panel_s > 0 ? agent_periods / panel_s : 0.0},
+        {"bytes_per_agent_period", 2 * real_bytes + 1.0 / 8.0},
+        {"achieved_bandwidth_GBps", panel_s > 0 ? bytes / panel_s / 1e9 : 0.0}}},
+      {"transition_matrix", {{r.transition[0], r.transition[1], r.transition[2], r.transition[3]},
+                             {r.transition[4], r.transition[5], r.transition[6], r.transition[7]},
+                             {r.transition[8], r.transition[9], r.transition[10], r.transition[11]},
+                             {r.transition[12], r.transition[13], r.transition[14], r.transition[15]}}},
+      {"transition_state_order", "(z, eps): (good, unemployed), (good, employed), (bad, unemployed), (bad, employed)"}};
+  return rep;
+}
+
+class Command final : public cli::Command {
+ public:
+  std::string name() const override { return "krusell-smith"; }
+  std::string description() const override {
+    return "Krusell-Smith (1998) economy of the JEDC suite (Den Haan, Judd & Juillard 2010): Euler-equation policy, "
+           "bit-packed panel simulation and law-of-motion regression, all on the device";
+  }
+
+  void add_options(CLI::App& sub) override {
+    Params& p = o_.p;
+    sub.add_option("--agents", p.agents, "Agents in the panel simulation")->capture_default_str();
+    sub.add_option("--periods", p.periods, "Periods simulated per outer iteration")->capture_default_str();
+    sub.add_option("--discard", p.discard, "Initial periods left out of the regression and accuracy test")
+        ->capture_default_str();
+    sub.add_option("--grid", o_.grid, "Policy grid NK,NKbar: individual capital x aggregate capital nodes")
+        ->capture_default_str();
+    sub.add_option("--interp", o_.interp, "Interpolation of the policy: catmull-rom (bicubic) or bilinear")
+        ->check(CLI::IsMember({"catmull-rom", "bilinear"}))
+        ->capture_default_str();
+    sub.add_option("--seed", p.seed, "Seed of the Philox streams (aggregate and employment shocks)")
+        ->capture_default_str();
+    sub.add_option("--init-coeffs", o_.init_coeffs,
+                   "Initial law of motion b0_good,b1_good,b0_bad,b1_bad, or a coeffs.txt written by --output "
+                   "(restart); default 0,1,0,1");
+    sub.add_option("--damping", p.damping, "Weight of the regression estimate in the coefficient update")
+        ->capture_default_str();
+    sub.add_option("--tol", p.tol, "Stop when the coefficients move less than this (max abs)")->capture_default_str();
+    sub.add_option("--max-iter", p.max_iter, "Maximum outer (law-of-motion) iterations")->capture_default_str();
+    sub.add_option("--policy-tol", p.policy_tol, "Sup-norm tolerance of the Euler-equation iteration")
+        ->capture_default_str();
+    sub.add_option("--policy-max-iter", p.policy_max_iter, "Maximum Euler-equation iterations per outer iteration")
+        ->capture_default_str();
+    sub.add_option("--initial-capital", p.initial_capital, "Capital of every agent in period 0")
+        ->capture_default_str();
+    sub.add_option("--k-min", p.k_min, "Borrowing limit (this model: 0)")->capture_default_str();
+    sub.add_option("--k-max", p.k_max, "Upper end of the individual capital grid")->capture_default_str();
+    sub.add_option("--k-power", p.k_power, "Grid power: k nodes k_max s^power, dense near the constraint")
+        ->capture_default_str();
+    sub.add_option("--Kbar-range", o_.K_range, "Aggregate capital grid MIN,MAX")->capture_default_str();
+    sub.add_option("--beta", p.beta, "Discount factor")->capture_default_str();
+    sub.add_option("--gamma", p.gamma, "Relative risk aversion (1: log utility)")->capture_default_str();
+    sub.add_option("--alpha", p.alpha, "Capital share")->capture_default_str();
+    sub.add_option("--delta", p.delta, "Depreciation rate")->capture_default_str();
+    sub.add_option("--l-bar", p.l_bar, "Time endowment of the employed")->capture_default_str();
+    sub.add_option("--mu", p.mu, "Unemployment benefit as a share of the wage")->capture_default_str();
+    sub.add_option("--z-good", p.z_good, "Aggregate productivity in good times")->capture_default_str();
+    sub.add_option("--z-bad", p.z_bad, "Aggregate productivity in bad times")->capture_default_str();
+    sub.add_option("--u-good", p.u_good, "Unemployment rate in good times")->capture_default_str();
+    sub.add_option("--u-bad", p.u_bad, "Unemployment rate in bad times")->capture_default_str();
+    sub.add_option("--duration-z", p.duration_z, "Mean duration of each aggregate state (periods)")
+        ->capture_default_str();
+    sub.add_option("--duration-u-good", p.duration_u_good, "Mean unemployment spell in good times")
+        ->capture_default_str();
+    sub.add_option("--duration-u-bad", p.duration_u_bad, "Mean unemployment spell in bad times")
+        ->capture_default_str();
+    sub.add_option("--ratio-gb", p.ratio_gb, "pi_gb00/pi_gb relative to pi_bb00/pi_bb")->capture_default_str();
+    sub.add_option("--ratio-bg", p.ratio_bg, "pi_bg00/pi_bg relative to pi_gg00/pi_gg")->capture_default_str();
+  }
+
+  report::RunReport execute(cli::Context& context) override { return run_params(context, resolve(o_)); }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    Params p;  // small: the Krusell-Smith 100 x 4 grid, 10,000 agents, 1,100 periods
+    if (size == cli::Size::medium) {
+      p.nk = 250, p.nK = 50, p.agents = 100000;
+    } else if (size == cli::Size::large) {
+      p.nk = 500, p.nK = 50, p.agents = 1000000;
+    }
+    validate(p);
+    return run_params(context, p);
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto const& x = r.results;
+    if (!x.contains("coefficients")) return "no results";
+    auto const& c = x["coefficients"];
+    return fmt::format("lnK'={:.5f}+{:.5f}lnK (good), {:.5f}+{:.5f}lnK (bad); R2 {:.6f}/{:.6f}; Den Haan max {:.3f}%",
+                       c["good"]["b0"].get<double>(), c["good"]["b1"].get<double>(), c["bad"]["b0"].get<double>(),
+                       c["bad"]["b1"].get<double>(), x["r_squared"]["good"].get<double>(),
+                       x["r_squared"]["bad"].get<double>(), x["den_haan_accuracy"]["max_error_pct"].get<double>());
+  }
+
+ private:
+  report::RunReport run_params(cli::Context& context, Params const& p) {
+    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    run::PhaseTimes phases;
+    Result const r = run(p, context.precision, context.progress, phases);
+    if (!context.output_dir.empty()) write_arrays(context.output_dir, p, r);
+    return make_report(p, r, phases, context.precision);
+  }
+
+  Options o_;
+};
+
+}  // namespace
+
+std::unique_ptr<cli::Command> make_command() { return std::make_unique<Command>(); }
+
+}  // namespace parity::krusell_smith

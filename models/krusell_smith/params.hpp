@@ -1,0 +1,107 @@
+#pragma once
+// Krusell-Smith (1998) incomplete-markets economy in the version of the JEDC comparison suite
+// (Den Haan, Judd & Juillard 2010): unemployment insurance mu * w financed by a labour tax
+// tau = mu u / (l L), solved by the Krusell-Smith simulation algorithm (Maliar, Maliar & Valli
+// 2010) with every stage on the device.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "parity/run/errors.hpp"
+
+namespace parity::krusell_smith {
+
+enum class Interp { catmull_rom, bilinear };
+
+struct Params {
+  // Preferences and technology (Den Haan, Judd & Juillard 2010).
+  double beta = 0.99;
+  double gamma = 1.0;  // CRRA coefficient; 1 = log utility (the suite's choice)
+  double alpha = 0.36;
+  double delta = 0.025;
+  double l_bar = 1.0 / 0.9;  // time endowment
+  double mu = 0.15;          // unemployment benefit as a share of the wage
+  double z_good = 1.01, z_bad = 0.99;
+  double u_good = 0.04, u_bad = 0.10;
+  // Markov chain targets.
+  double duration_z = 8.0;          // mean duration of each aggregate state (quarters)
+  double duration_u_good = 1.5;     // mean unemployment spell in good times
+  double duration_u_bad = 2.5;      // ... in bad times
+  double ratio_gb = 1.25;           // pi_{gb00}/pi_{gb} = ratio_gb * pi_{bb00}/pi_{bb}
+  double ratio_bg = 0.75;           // pi_{bg00}/pi_{bg} = ratio_bg * pi_{gg00}/pi_{gg}
+
+  // Individual policy grid: k' = g(k, K, z, eps).
+  int nk = 100;
+  int nK = 4;
+  double k_min = 0.0;  // borrowing limit
+  double k_max = 1000.0;
+  double k_power = 7.0;  // k nodes k_min + (k_max - k_min) s^power, dense near the constraint
+  double K_min = 30.0, K_max = 50.0;
+  double policy_tol = 1e-9;  // sup-norm change of the policy between Euler iterations
+  int policy_max_iter = 20000;
+
+  // Panel simulation.
+  long agents = 10000;
+  int periods = 1100;
+  int discard = 100;
+  double initial_capital = 40.0;  // every agent's capital in period 0
+  std::uint64_t seed = 20100101;
+  Interp interp = Interp::catmull_rom;
+
+  // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
+  std::array<double, 4> init_coeffs = {0.0, 1.0, 0.0, 1.0};
+  double damping = 0.3;  // weight of the regression estimate in the update
+  double tol = 1e-6;     // stop when max |b_ols - b| < tol
+  int max_iter = 300;
+};
+
+inline std::string to_string(Interp m) { return m == Interp::catmull_rom ? "catmull-rom" : "bilinear"; }
+
+inline void validate(Params const& p) {
+  auto finite = [](double x) { return std::isfinite(x); };
+  require(finite(p.beta) && p.beta > 0 && p.beta < 1, "--beta must lie in (0, 1)");
+  require(finite(p.gamma) && p.gamma > 0 && p.gamma <= 20, "--gamma must lie in (0, 20]");
+  require(finite(p.alpha) && p.alpha > 0 && p.alpha < 1, "--alpha must lie in (0, 1)");
+  require(finite(p.delta) && p.delta >= 0 && p.delta <= 1, "--delta must lie in [0, 1]");
+  require(finite(p.l_bar) && p.l_bar > 0, "--l-bar must be positive");
+  require(finite(p.mu) && p.mu >= 0 && p.mu < 1, "--mu must lie in [0, 1)");
+  require(finite(p.z_good) && finite(p.z_bad) && p.z_bad > 0 && p.z_good > 0,
+          "--z-good and --z-bad must be positive");
+  require(finite(p.u_good) && p.u_good > 0 && p.u_good < 1, "--u-good must lie in (0, 1)");
+  require(finite(p.u_bad) && p.u_bad > 0 && p.u_bad < 1, "--u-bad must lie in (0, 1)");
+  require(finite(p.duration_z) && p.duration_z > 1, "--duration-z must exceed 1 period");
+  require(finite(p.duration_u_good) && p.duration_u_good >= 1, "--duration-u-good must be >= 1 period");
+  require(finite(p.duration_u_bad) && p.duration_u_bad >= 1, "--duration-u-bad must be >= 1 period");
+  require(finite(p.ratio_gb) && p.ratio_gb > 0, "--ratio-gb must be positive");
+  require(finite(p.ratio_bg) && p.ratio_bg > 0, "--ratio-bg must be positive");
+  require(p.nk >= 4 && p.nk <= 100000, "--grid: NK must lie in [4, 100000]");
+  require(p.nK >= 2 && p.nK <= 10000, "--grid: NKbar must lie in [2, 10000]");
+  require(finite(p.k_min) && p.k_min == 0.0, "--k-min: the borrowing limit of this model is k >= 0");
+  require(finite(p.k_max) && p.k_max > p.k_min + 1, "--k-max must exceed the borrowing limit");
+  require(finite(p.k_power) && p.k_power >= 1 && p.k_power <= 10, "--k-power must lie in [1, 10]");
+  require(finite(p.K_min) && finite(p.K_max) && p.K_min > 0 && p.K_max > p.K_min,
+          "--Kbar-range needs 0 < K_min < K_max");
+  require(p.K_max <= p.k_max, "--Kbar-range: K_max must not exceed --k-max");
+  require(finite(p.policy_tol) && p.policy_tol > 0, "--policy-tol must be positive");
+  require(p.policy_max_iter >= 1, "--policy-max-iter must be >= 1");
+  require(p.agents >= 32 && p.agents <= (1L << 36), "--agents must lie in [32, 2^36]");
+  require(p.periods >= 10, "--periods must be >= 10");
+  require(p.discard >= 0 && p.discard + 8 <= p.periods, "--discard must be >= 0 and leave at least 8 periods");
+  require(finite(p.initial_capital) && p.initial_capital > p.k_min && p.initial_capital < p.k_max,
+          "--initial-capital must lie inside the k grid");
+  for (double b : p.init_coeffs) require(finite(b), "--init-coeffs must be finite numbers");
+  require(finite(p.damping) && p.damping > 0 && p.damping <= 1, "--damping must lie in (0, 1]");
+  require(finite(p.tol) && p.tol > 0, "--tol must be positive");
+  require(p.max_iter >= 1, "--max-iter must be >= 1");
+  // The Markov chain must exist for these targets (probabilities in [0, 1]).
+  double const p00_gg = 1 - 1 / p.duration_u_good, p00_bb = 1 - 1 / p.duration_u_bad;
+  require(p.ratio_gb * p00_bb <= 1 && p.ratio_bg * p00_gg <= 1,
+          "--ratio-gb/--ratio-bg give a probability of staying unemployed above 1");
+  double const p10_gb = (p.u_bad - p.u_good * p.ratio_gb * p00_bb) / (1 - p.u_good);
+  double const p10_bg = (p.u_good - p.u_bad * p.ratio_bg * p00_gg) / (1 - p.u_bad);
+  require(p10_gb >= 0 && p10_gb <= 1 && p10_bg >= 0 && p10_bg <= 1,
+          "the unemployment targets and durations imply a job-loss probability outside [0, 1]");
+}
+
+}  // namespace parity::krusell_smith

@@ -1,0 +1,685 @@
+#pragma once
+// Krusell-Smith algorithm with every stage on the device:
+//   policy      Euler-equation iteration (endogenous grid points) for k' = g(k, K, z, eps) given
+//               the perceived law ln K' = b0(z) + b1(z) ln K; one thread per grid point.
+//   shocks      aggregate path from the Markov chain (Philox); employment bit-packed (one bit per
+//               agent-period), unemployment exactly at its target each period (see below).
+//   panel       per period one pass over the agents: k' by Catmull-Rom (or bilinear) interpolation
+//               of g, with the cross-sectional mean fused into the same kernel as a reduction.
+//   regression  OLS of ln K' on ln K per aggregate state (host: the path is only T long), damped
+//               update of the coefficients until they move less than the tolerance.
+//
+// Employment shocks with exact unemployment. Given z_{t-1}, z_t and the U_{t-1} unemployed of
+// the previous period, the target is U_t = round(u(z_t) N). Of the unemployed, exactly
+// m_U = round(pi_{00|z z'} U_{t-1}) stay unemployed, and exactly m_E = U_t - m_U of the employed
+// lose their job. Within each group the ones chosen are those with the smallest 64-bit Philox keys
+// (keyed by seed, agent, period): the ranks of i.i.d. keys are a uniformly random order, so each
+// group's choice is a uniformly random subset of the exact size (the JEDC suite's "draw, then
+// adjust to the exact number", done in one step). The m-th smallest key is found by an 8-pass
+// radix select (256-bin histograms), so the draw is the same on every backend.
+//
+// Next-period capital of the agents. At period t every agent sees the same K_t and z_t, so the
+// interpolant in K is evaluated once per k node (a small kernel) and each agent then interpolates
+// in k only: for tensor-product schemes (bilinear, bicubic Catmull-Rom) this is exactly the 2-D
+// interpolant, at a quarter of the memory traffic per agent.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_ScatterView.hpp>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "models/krusell_smith/calibration.hpp"
+#include "models/krusell_smith/params.hpp"
+#include "models/krusell_smith/result.hpp"
+#include "parity/grid/axis.hpp"
+#include "parity/grid/spacing.hpp"
+#include "parity/interp/catmull_rom.hpp"
+#include "parity/interp/multilinear.hpp"
+#include "parity/random/philox.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::krusell_smith {
+
+// Philox streams: the aggregate path uses one stream, agent i uses agent_stream_base + i.
+inline constexpr std::uint64_t aggregate_stream = 0x4b535a70ull;  // "KSZp"
+inline constexpr std::uint64_t agent_stream_base = 1ull << 40;
+
+// Constants the kernels need, copied by value into them.
+template <class Real>
+struct Model {
+  Real beta, gamma, alpha, delta, l_bar, mu, k_min;
+  Real z[2], u[2];
+  Real P[4][4];
+  Real b0[2], b1[2];
+};
+
+template <class Real>
+Model<Real> make_model(Params const& p, Chain const& c, std::array<double, 4> const& b) {
+  Model<Real> m{};
+  m.beta = Real(p.beta), m.gamma = Real(p.gamma), m.alpha = Real(p.alpha), m.delta = Real(p.delta);
+  m.l_bar = Real(p.l_bar), m.mu = Real(p.mu), m.k_min = Real(p.k_min);
+  m.z[0] = Real(p.z_good), m.z[1] = Real(p.z_bad);
+  m.u[0] = Real(c.u[0]), m.u[1] = Real(c.u[1]);
+  for (int s = 0; s < 4; ++s)
+    for (int t = 0; t < 4; ++t) m.P[s][t] = Real(c.P[s][t]);
+  m.b0[0] = Real(b[0]), m.b1[0] = Real(b[1]), m.b0[1] = Real(b[2]), m.b1[1] = Real(b[3]);
+  return m;
+}
+
+namespace kernels {
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real marginal_utility(Real c, Real gamma) {
+  return gamma == Real(1) ? Real(1) / c : Kokkos::pow(c, -gamma);
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real inverse_marginal_utility(Real m, Real gamma) {
+  return gamma == Real(1) ? Real(1) / m : Kokkos::pow(m, -Real(1) / gamma);
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real next_K(Model<Real> const& m, int z, Real K) {
+  return Kokkos::exp(m.b0[z] + m.b1[z] * Kokkos::log(K));
+}
+
+// g(node i of k, K) for state s: interpolation in K only.
+template <class Axis, class G, class Real>
+KOKKOS_INLINE_FUNCTION Real policy_at_node(Axis const& axK, G const& g, int s, int i, Real K, bool cubic) {
+  auto row = Kokkos::subview(g, s, i, Kokkos::ALL);
+  return cubic ? interp::catmull_rom(axK, row, K) : interp::linear(axK, row, K);
+}
+
+// g(k, K) for state s: 2-D interpolation.
+template <class Axis, class G, class Real>
+KOKKOS_INLINE_FUNCTION Real policy_at(Axis const& axk, Axis const& axK, G const& g, int s, Real k, Real K, bool cubic) {
+  auto plane = Kokkos::subview(g, s, Kokkos::ALL, Kokkos::ALL);
+  return cubic ? interp::catmull_rom(axk, axK, plane, k, K) : interp::bilinear(axk, axK, plane, k, K);
+}
+
+// One Euler-equation (endogenous grid) update of the policy; returns max |g_new - g|.
+// Kernel 1, one thread per (state, k' node, K node): the Euler equation gives today's consumption
+// for savings k' = node i, hence the capital k_endo that chooses it. Kernel 2, one thread per
+// (state, k node, K node): g_new(k) by linear interpolation of the pairs (k_endo, k'), k' = k_min
+// below the first endogenous point (the borrowing constraint binds).
+template <class ExecSpace, class Real, class Axis, class G, class E>
+Real euler_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk, Axis const& axK, G const& g,
+                  G const& g_new, E const& k_endo, bool cubic) {
+  int const nk = axk.size(), nK = axK.size();
+  using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>;
+  Kokkos::parallel_for(
+      "parity::krusell_smith::endogenous_grid", Policy3(space, {0, 0, 0}, {4, nk, nK}),
+      KOKKOS_LAMBDA(int s, int i, int j) {
+        int const z = s / 2, e = s % 2;
+        Real const K = axK.node(j);
+        Real const Kn = next_K(m, z, K);
+        Real const kp = axk.node(i);
+        Real rhs = 0;
+        for (int zn = 0; zn < 2; ++zn) {
+          auto const prn = prices(m.alpha, m.l_bar, m.mu, m.z[zn], m.u[zn], Kn);
+          Real const R = 1 - m.delta + prn.r;
+          for (int en = 0; en < 2; ++en) {
+            int const sn = 2 * zn + en;
+            Real const gn = policy_at_node(axK, g, sn, i, Kn, cubic);
+            Real cn = income(prn, m.delta, m.l_bar, m.mu, en, kp) - gn;
+            cn = cn > Real(1e-10) ? cn : Real(1e-10);
+            rhs += m.P[s][sn] * R * marginal_utility(cn, m.gamma);
+          }
+        }
+        Real const c = inverse_marginal_utility(m.beta * rhs, m.gamma);
+        auto const pr = prices(m.alpha, m.l_bar, m.mu, m.z[z], m.u[z], K);
+        Real const labour = income(pr, m.delta, m.l_bar, m.mu, e, Real(0));
+        k_endo(s, i, j) = (c + kp - labour) / (1 - m.delta + pr.r);
+      });
+  Real change = 0;
+  Kokkos::parallel_reduce(
+      "parity::krusell_smith::policy_update", Policy3(space, {0, 0, 0}, {4, nk, nK}),
+      KOKKOS_LAMBDA(int s, int mm, int j, Real& err) {
+        Real const k = axk.node(mm);
+        Real gnew;
+        if (k <= k_endo(s, 0, j)) {
+          gnew = m.k_min;
+        } else {
+          int lo = 0, hi = nk - 1;  // last i with k_endo(i) <= k, in [0, nk - 2]
+          while (hi - lo > 1) {
+            int const mid = (lo + hi) / 2;
+            if (k_endo(s, mid, j) <= k) lo = mid;
+            else hi = mid;
+          }
+          Real const x0 = k_endo(s, lo, j), x1 = k_endo(s, lo + 1, j);
+          Real const y0 = axk.node(lo), y1 = axk.node(lo + 1);
+          Real const dx = x1 - x0;
+          gnew = dx > 0 ? y0 + (y1 - y0) * (k - x0) / dx : y1;
+          gnew = gnew > m.k_min ? gnew : m.k_min;
+        }
+        g_new(s, mm, j) = gnew;
+        Real const d = Kokkos::abs(gnew - g(s, mm, j));
+        err = d > err ? d : err;
+      },
+      Kokkos::Max<Real>(change));
+  return change;
+}
+
+// Euler-equation errors |1 - c_euler / c| at the points (k, K) = (node or midpoint) for k <= k_cap.
+// At the constraint (g = k_min) only a wish to save more counts as an error.
+template <class ExecSpace, class Real, class Axis, class G>
+void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk, Axis const& axK, G const& g,
+                  bool cubic, bool midpoints, Real k_cap, double& max_err, double& mean_err) {
+  int const nk = axk.size() - (midpoints ? 1 : 0), nK = axK.size() - (midpoints ? 1 : 0);
+  double mx = 0, sum = 0;
+  long count = 0;
+  Kokkos::parallel_reduce(
+      "parity::krusell_smith::euler_errors", Kokkos::RangePolicy<ExecSpace>(space, 0, 4 * nk * nK),
+      KOKKOS_LAMBDA(int flat, double& lmax, double& lsum, long& lcount) {
+        int const s = flat / (nk * nK), i = (flat / nK) % nk, j = flat % nK;
+        int const z = s / 2, e = s % 2;
+        Real const k = midpoints ? Real(0.5) * (axk.node(i) + axk.node(i + 1)) : axk.node(i);
+        Real const K = midpoints ? Real(0.5) * (axK.node(j) + axK.node(j + 1)) : axK.node(j);
+        if (k > k_cap) return;
+        auto const pr = prices(m.alpha, m.l_bar, m.mu, m.z[z], m.u[z], K);
+        Real kp = policy_at(axk, axK, g, s, k, K, cubic);
+        kp = kp > m.k_min ? kp : m.k_min;
+        Real const c = income(pr, m.delta, m.l_bar, m.mu, e, k) - kp;
+        Real const Kn = next_K(m, z, K);
+        Real rhs = 0;
+        for (int zn = 0; zn < 2; ++zn) {
+          auto const prn = prices(m.alpha, m.l_bar, m.mu, m.z[zn], m.u[zn], Kn);
+          Real const R = 1 - m.delta + prn.r;
+          for (int en = 0; en < 2; ++en) {
+            int const sn = 2 * zn + en;
+            Real kpp = policy_at(axk, axK, g, sn, kp, Kn, cubic);
+            kpp = kpp > m.k_min ? kpp : m.k_min;
+            Real cn = income(prn, m.delta, m.l_bar, m.mu, en, kp) - kpp;
+            cn = cn > Real(1e-10) ? cn : Real(1e-10);
+            rhs += m.P[s][sn] * R * marginal_utility(cn, m.gamma);
+          }
+        }
+        Real const c_euler = inverse_marginal_utility(m.beta * rhs, m.gamma);
+        double err = c > 0 ? double(1 - c_euler / c) : 1.0;
+        bool const constrained = kp <= m.k_min;
+        if (constrained && err < 0) err = 0;  // u'(c) > beta E[...] is allowed at the constraint
+        err = Kokkos::abs(err);
+        lmax = err > lmax ? err : lmax;
+        lsum += err;
+        lcount += 1;
+      },
+      Kokkos::Max<double>(mx), sum, count);
+  max_err = mx;
+  mean_err = count > 0 ? sum / double(count) : 0.0;
+}
+
+KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return int((x * 0x01010101u) >> 24);
+}
+
+// The policy at (node i of k, K) for state s as a 1-D "View" over i, for the core interpolants.
+template <class Axis, class G, class Real>
+struct NodeValues {
+  static constexpr int rank = 1;
+  Axis axK;
+  G g;
+  int s;
+  Real K;
+  bool cubic;
+  KOKKOS_INLINE_FUNCTION Real operator()(int i) const { return policy_at_node(axK, g, s, i, K, cubic); }
+};
+
+// Monomial coefficients in t of the cubic through p(0), p(1/3), p(2/3), p(1) (Newton differences).
+template <class Real>
+KOKKOS_INLINE_FUNCTION void cubic_through(Real p0, Real p1, Real p2, Real p3, Real* a) {
+  Real const d1 = p1 - p0, d2 = p2 - 2 * p1 + p0, d3 = p3 - 3 * p2 + 3 * p1 - p0;
+  a[0] = p0;
+  a[1] = 3 * (d1 - d2 / 2 + d3 / 3);
+  a[2] = 9 * (d2 / 2 - d3 / 2);
+  a[3] = 27 * (d3 / 6);
+}
+
+KOKKOS_INLINE_FUNCTION std::uint64_t agent_key(std::uint64_t seed, std::int64_t i, int t) {
+  auto const b = random::philox_block(seed, agent_stream_base + std::uint64_t(i), std::uint64_t(t));
+  return (std::uint64_t(b.v[0]) << 32) | b.v[1];
+}
+
+}  // namespace kernels
+
+// Bit-packed employment: bit (t, i) of words[t * nwords + i / 32] is 1 when agent i is employed.
+template <class MemSpace>
+struct Employment {
+  Kokkos::View<std::uint32_t*, MemSpace> words;
+  long agents = 0, nwords = 0;
+  int periods = 0;
+};
+
+// Aggregate path z_0..z_{T-1} (0 good, 1 bad) from the Markov chain; z_0 from the stationary
+// distribution (1/2, 1/2 for symmetric durations).
+inline std::vector<std::int32_t> aggregate_path(Params const& p, Chain const& c) {
+  std::vector<std::int32_t> z(p.periods);
+  auto uniform = [&](long t) {
+    auto const b = random::philox_block(p.seed, aggregate_stream, std::uint64_t(t));
+    return random::uniform_double(b.v[0], b.v[1]);
+  };
+  double const pi_good = c.pz[1][0] / (c.pz[0][1] + c.pz[1][0]);
+  z[0] = uniform(0) < pi_good ? 0 : 1;
+  for (int t = 1; t < p.periods; ++t) z[t] = uniform(t) < c.pz[z[t - 1]][z[t - 1]] ? z[t - 1] : 1 - z[t - 1];
+  return z;
+}
+
+// Employment of every agent in every period, unemployment exactly round(u(z_t) N) each period.
+template <class ExecSpace>
+Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const& space, Params const& p,
+                                                                 Chain const& c,
+                                                                 std::vector<std::int32_t> const& z) {
+  using Mem = typename ExecSpace::memory_space;
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  Employment<Mem> emp;
+  long const N = p.agents;
+  int const T = p.periods;
+  emp.agents = N;
+  emp.periods = T;
+  emp.nwords = (N + 31) / 32;
+  long const nwords = emp.nwords;
+  emp.words = Kokkos::View<std::uint32_t*, Mem>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::employment_bits"), std::size_t(T) * nwords);
+  auto words = emp.words;
+  Kokkos::View<long**, Mem> hist("parity::krusell_smith::radix_histogram", 2, 256);
+  auto hist_h = Kokkos::create_mirror_view(hist);
+  auto scatter = Kokkos::Experimental::create_scatter_view(hist);
+  std::uint64_t const seed = p.seed;
+  long U_prev = 0;
+  for (int t = 0; t < T; ++t) {
+    long const U = std::lround(c.u[z[t]] * double(N));
+    long target[2];  // group 0: unemployed (or everybody at t = 0), group 1: employed
+    long size[2];
+    if (t == 0) {
+      target[0] = U, target[1] = 0, size[0] = N, size[1] = 0;
+    } else {
+      long mU = std::lround(c.p00[z[t - 1]][z[t]] * double(U_prev));
+      mU = std::min(mU, std::min(U_prev, U));
+      mU = std::max(mU, U - (N - U_prev));
+      target[0] = mU, target[1] = U - mU, size[0] = U_prev, size[1] = N - U_prev;
+    }
+    U_prev = U;
+    long const prev_offset = t == 0 ? -1 : long(t - 1) * nwords;
+    // Radix select of each group's target-th smallest key: keys below it are selected. A level
+    // whose chosen bin starts exactly at the target ends the search (the lower bits stay 0).
+    std::uint64_t threshold[2] = {0, 0};
+    bool all[2], active[2], resolved[2] = {false, false};
+    long remaining[2];
+    for (int gi = 0; gi < 2; ++gi) {
+      all[gi] = target[gi] >= size[gi] && size[gi] > 0;
+      active[gi] = target[gi] > 0 && target[gi] < size[gi];
+      remaining[gi] = target[gi];
+    }
+    for (int level = 0; level < 8 && (active[0] || active[1]); ++level) {
+      Kokkos::deep_copy(space, hist, 0L);
+      scatter.reset();
+      int const shift = 56 - 8 * level;
+      std::uint64_t const prefix0 = threshold[0], prefix1 = threshold[1];
+      bool const act0 = active[0], act1 = active[1];
+      Kokkos::parallel_for(
+          "parity::krusell_smith::radix_histogram", Range(space, 0, N), KOKKOS_LAMBDA(std::int64_t i) {
+            int const grp = prev_offset < 0 ? 0 : int((words(prev_offset + i / 32) >> (i % 32)) & 1u);
+            if (grp == 0 ? !act0 : !act1) return;
+            std::uint64_t const key = kernels::agent_key(seed, i, t);
+            if (level > 0 && (key >> (shift + 8)) != (grp == 0 ? prefix0 : prefix1)) return;
+            auto access = scatter.access();
+            access(grp, int((key >> shift) & 255u)) += 1;
+          });
+      Kokkos::Experimental::contribute(hist, scatter);
+      Kokkos::deep_copy(space, hist_h, hist);
+      space.fence("parity::krusell_smith::radix_histogram_copy");
+      for (int gi = 0; gi < 2; ++gi) {
+        if (!active[gi]) continue;
+        long cum = 0;
+        int bin = 255;
+        for (int b = 0; b < 256; ++b) {
+          if (remaining[gi] < cum + hist_h(gi, b)) {
+            bin = b;
+            break;
+          }
+          cum += hist_h(gi, b);
+        }
+        remaining[gi] -= cum;
+        threshold[gi] = (threshold[gi] << 8) | std::uint64_t(bin);
+        if (remaining[gi] == 0) {  // the target-th key is the first of its bin: done
+          threshold[gi] <<= 8 * (7 - level);
+          active[gi] = false;
+          resolved[gi] = true;
+        }
+      }
+    }
+    for (int gi = 0; gi < 2; ++gi) active[gi] = active[gi] || resolved[gi];
+    // Write this period's bits, one thread per 32-agent word.
+    std::uint64_t const th0 = threshold[0], th1 = threshold[1];
+    bool const all0 = all[0], all1 = all[1], act0 = active[0], act1 = active[1];
+    long const offset = long(t) * nwords;
+    Kokkos::parallel_for(
+        "parity::krusell_smith::employment_write", Range(space, 0, nwords), KOKKOS_LAMBDA(std::int64_t w) {
+          std::uint32_t const prev = prev_offset < 0 ? 0u : words(prev_offset + w);
+          std::uint32_t word = 0;
+          for (int b = 0; b < 32; ++b) {
+            std::int64_t const i = w * 32 + b;
+            if (i >= N) break;
+            int const grp = prev_offset < 0 ? 0 : int((prev >> b) & 1u);
+            std::uint64_t const key = kernels::agent_key(seed, i, t);
+            bool const selected = grp == 0 ? (all0 || (act0 && key < th0)) : (all1 || (act1 && key < th1));
+            if (!selected) word |= (1u << b);  // selected agents are unemployed
+          }
+          words(offset + w) = word;
+        });
+  }
+  space.fence("parity::krusell_smith::employment_done");
+  return emp;
+}
+
+// Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t.
+template <class ExecSpace, class Mem>
+Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(ExecSpace const& space,
+                                                                          Employment<Mem> const& emp) {
+  int const T = emp.periods;
+  long const nwords = emp.nwords, N = emp.agents;
+  auto words = emp.words;
+  Kokkos::View<long**, Kokkos::LayoutRight, Mem> counts("parity::krusell_smith::employment_counts", T, 5);
+  Kokkos::parallel_for(
+      "parity::krusell_smith::employment_counts", Kokkos::RangePolicy<ExecSpace>(space, 0, T), KOKKOS_LAMBDA(int t) {
+        long unemployed = 0, uu = 0, u = 0, eu = 0, e = 0;
+        for (long w = 0; w < nwords; ++w) {
+          long const valid = N - w * 32 < 32 ? N - w * 32 : 32;
+          std::uint32_t const mask = valid == 32 ? 0xffffffffu : ((1u << valid) - 1u);
+          std::uint32_t const cu = ~words(long(t) * nwords + w) & mask;
+          unemployed += kernels::popcount32(cu);
+          if (t > 0) {
+            std::uint32_t const pu = ~words(long(t - 1) * nwords + w) & mask;
+            uu += kernels::popcount32(pu & cu);
+            u += kernels::popcount32(pu);
+            eu += kernels::popcount32(~pu & mask & cu);
+            e += kernels::popcount32(~pu & mask);
+          }
+        }
+        counts(t, 0) = unemployed, counts(t, 1) = uu, counts(t, 2) = u, counts(t, 3) = eu, counts(t, 4) = e;
+      });
+  Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> h("parity::krusell_smith::employment_counts_host", T, 5);
+  Kokkos::deep_copy(h, counts);
+  return h;
+}
+
+// Panel simulation for T periods from every agent at initial_capital; returns K_0..K_T (the
+// cross-sectional means) on the device. Per period: a K-slice of g at (K_t, z_t) (2 x nk values),
+// then one pass over the agents with the mean fused in as a reduction.
+template <class ExecSpace, class Real, class Axis, class G, class Mem>
+Kokkos::View<double*, Mem> simulate_panel(ExecSpace const& space, Params const& p, Axis const& axk, Axis const& axK,
+                                          G const& g, Employment<Mem> const& emp, std::vector<std::int32_t> const& z,
+                                          Kokkos::View<Real*, Mem> const& k) {
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  long const N = p.agents, nwords = emp.nwords;
+  int const T = p.periods, nk = axk.size();
+  bool const cubic = p.interp == Interp::catmull_rom;
+  Real const k_min = Real(p.k_min);
+  double const invN = 1.0 / double(N);
+  auto words = emp.words;
+  Kokkos::View<double*, Mem> K_path("parity::krusell_smith::K_path", T + 1);
+  Kokkos::View<double, Mem> sum("parity::krusell_smith::capital_sum");
+  Kokkos::View<Real***, Mem> coef("parity::krusell_smith::policy_slice", 2, nk - 1, 4);
+  Kokkos::deep_copy(space, k, Real(p.initial_capital));
+  Kokkos::deep_copy(space, sum, double(p.initial_capital) * double(N));
+  for (int t = 0; t < T; ++t) {
+    int const zt = z[t];
+    // Per k cell, the cubic in t = (k - k_i)/(k_{i+1} - k_i) that the interpolant (Catmull-Rom in
+    // k of the K-interpolated node values, or linear) equals on that cell.
+    Kokkos::parallel_for(
+        "parity::krusell_smith::policy_slice",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {2, nk - 1}), KOKKOS_LAMBDA(int e, int i) {
+          double const Kt = sum() * invN;
+          if (e == 0 && i == 0) K_path(t) = Kt;
+          kernels::NodeValues<Axis, G, Real> const v{axK, g, 2 * zt + e, Real(Kt), cubic};
+          Real const x0 = axk.node(i), h = axk.node(i + 1) - x0;
+          auto at = [&](Real x) { return cubic ? interp::catmull_rom(axk, v, x) : interp::linear(axk, v, x); };
+          Real a[4];
+          kernels::cubic_through(v(i), at(x0 + h / 3), at(x0 + 2 * h / 3), v(i + 1), a);
+          for (int q = 0; q < 4; ++q) coef(e, i, q) = a[q];
+        });
+    long const offset = long(t) * nwords;
+    Kokkos::parallel_reduce(
+        "parity::krusell_smith::panel_step", Range(space, 0, N),
+        KOKKOS_LAMBDA(std::int64_t i, double& acc) {
+          int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
+          auto const pos = axk.locate(k(i));
+          Real const tt = pos.t;
+          Real kp = coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
+          kp = kp > k_min ? kp : k_min;
+          k(i) = kp;
+          acc += double(kp);
+        },
+        sum);
+  }
+  Kokkos::parallel_for(
+      "parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
+      KOKKOS_LAMBDA(int) { K_path(T) = sum() * invN; });
+  return K_path;
+}
+
+// OLS of ln K_{t+1} on ln K_t over t in [discard, T) for each aggregate state.
+struct Regression {
+  std::array<double, 4> b{};
+  std::array<double, 2> r2{}, se{};
+};
+
+inline Regression regress(std::vector<double> const& K, std::vector<std::int32_t> const& z, int discard) {
+  Regression reg;
+  int const T = int(z.size());
+  for (int s = 0; s < 2; ++s) {
+    double n = 0, sx = 0, sy = 0;
+    for (int t = discard; t < T; ++t)
+      if (z[t] == s) n += 1, sx += std::log(K[t]), sy += std::log(K[t + 1]);
+    require(n >= 3, "the simulated path has fewer than 3 periods in one aggregate state: use more --periods");
+    double const mx = sx / n, my = sy / n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (int t = discard; t < T; ++t)
+      if (z[t] == s) {
+        double const dx = std::log(K[t]) - mx, dy = std::log(K[t + 1]) - my;
+        sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
+      }
+    double const b1 = sxx > 0 ? sxy / sxx : 1.0;
+    double const b0 = my - b1 * mx;
+    double ssr = 0;
+    for (int t = discard; t < T; ++t)
+      if (z[t] == s) {
+        double const res = std::log(K[t + 1]) - b0 - b1 * std::log(K[t]);
+        ssr += res * res;
+      }
+    reg.b[2 * s] = b0, reg.b[2 * s + 1] = b1;
+    reg.r2[s] = syy > 0 ? 1 - ssr / syy : 1.0;
+    reg.se[s] = std::sqrt(ssr / std::max(1.0, n - 2));
+  }
+  return reg;
+}
+
+// Den Haan (2010): the law of motion iterated on its own from K_0 along the z path.
+inline std::vector<double> dynamic_law_of_motion(std::array<double, 4> const& b, std::vector<std::int32_t> const& z,
+                                                 double K0) {
+  std::vector<double> K(z.size() + 1);
+  K[0] = K0;
+  for (std::size_t t = 0; t < z.size(); ++t) K[t + 1] = std::exp(b[2 * z[t]] + b[2 * z[t] + 1] * std::log(K[t]));
+  return K;
+}
+
+template <class ExecutionSpace, class Real>
+Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases) {
+  validate(p);
+  using Mem = typename ExecutionSpace::memory_space;
+  using Axis = grid::Axis<Real, Mem>;
+  Kokkos::Timer clock;
+  Result res;
+  Chain const chain = build_chain(p);
+  for (int s = 0; s < 4; ++s)
+    for (int t = 0; t < 4; ++t) res.transition[4 * s + t] = chain.P[s][t];
+
+  auto const k_nodes = grid::power_nodes(p.k_min, p.k_max, p.nk, p.k_power);
+  auto const K_nodes = grid::uniform_nodes(p.K_min, p.K_max, p.nK);
+  Axis const axk("krusell_smith_k", k_nodes), axK("krusell_smith_K", K_nodes);
+  int const nk = p.nk, nK = p.nK;
+  bool const cubic = p.interp == Interp::catmull_rom;
+
+  // Policy views g(s, i, j), s = 2 z + e; initial guess: save 90% of k.
+  Kokkos::View<Real***, Mem> g("parity::krusell_smith::policy", 4, nk, nK);
+  Kokkos::View<Real***, Mem> g_new("parity::krusell_smith::policy_next", 4, nk, nK);
+  Kokkos::View<Real***, Mem> k_endo("parity::krusell_smith::k_endogenous", 4, nk, nK);
+  {
+    auto gh = Kokkos::create_mirror_view(g);
+    for (int s = 0; s < 4; ++s)
+      for (int i = 0; i < nk; ++i)
+        for (int j = 0; j < nK; ++j) gh(s, i, j) = Real(0.9 * k_nodes[i]);
+    Kokkos::deep_copy(g, gh);
+  }
+  Real const policy_tol =
+      Real(std::max(p.policy_tol, 8.0 * double(std::numeric_limits<Real>::epsilon()) * p.k_max));
+
+  std::vector<std::int32_t> z;
+  Employment<Mem> emp;
+  {
+    timing::ScopedPhase phase(space, phases, "shocks");
+    z = aggregate_path(p, chain);
+    emp = generate_employment(space, p, chain, z);
+  }
+  res.z_path = z;
+
+  Kokkos::View<Real*, Mem> k_agents(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital"),
+                                    p.agents);
+  std::array<double, 4> b = p.init_coeffs;
+  std::vector<double> K_host;
+  Regression reg;
+  double last_diff = 0.0;  // the first policy is solved to full precision (restarts need it)
+  for (int it = 1; it <= p.max_iter; ++it) {
+    Model<Real> const model = make_model<Real>(p, chain, b);
+    int policy_it = 0;
+    Real change = 0;
+    // Later outer iterations far from the fixed point need a less exact policy: 1e-3 of the last
+    // coefficient change.
+    Real const tol_it = std::max(policy_tol, Real(1e-3 * last_diff));
+    {
+      timing::ScopedPhase phase(space, phases, "policy");
+      do {
+        change = kernels::euler_update(space, model, axk, axK, g, g_new, k_endo, cubic);
+        std::swap(g, g_new);
+        ++policy_it;
+      } while (change > tol_it && policy_it < p.policy_max_iter);
+    }
+    res.policy_iterations_total += policy_it;
+    res.policy_iterations_last = policy_it;
+    {
+      timing::ScopedPhase phase(space, phases, "panel");
+      auto K_dev = simulate_panel<ExecutionSpace, Real>(space, p, axk, axK, g, emp, z, k_agents);
+      auto K_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), K_dev);
+      K_host.assign(K_h.data(), K_h.data() + K_h.size());
+    }
+    double diff = 0;
+    {
+      timing::ScopedPhase phase(space, phases, "regression");
+      reg = regress(K_host, z, p.discard);
+      for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - b[q]));
+    }
+    res.iterations = it;
+    res.coeff_change = diff;
+    res.coeffs = b;  // the law the agents perceived for this policy and panel
+    res.r_squared = reg.r2;
+    res.regression_se = reg.se;
+    char line[256];
+    std::snprintf(line, sizeof line, "b_good=(%.6f, %.6f) b_bad=(%.6f, %.6f) policy its %d, mean K %.4f", b[0], b[1],
+                  b[2], b[3], policy_it, K_host.back());
+    progress.update({"law of motion", it, diff, clock.seconds(), line});
+    last_diff = diff;
+    if (!std::isfinite(diff)) break;
+    if (diff < p.tol) {
+      res.converged = true;
+      res.coeff_history.push_back(b);
+      break;
+    }
+    for (int q = 0; q < 4; ++q) b[q] = p.damping * reg.b[q] + (1 - p.damping) * b[q];
+    res.coeff_history.push_back(b);
+  }
+
+  {
+    timing::ScopedPhase phase(space, phases, "accuracy");
+    Model<Real> const model = make_model<Real>(p, chain, res.coeffs);
+    res.euler_k_cap = std::min(p.k_max, 5.0 * p.K_max);
+    kernels::euler_errors(space, model, axk, axK, g, cubic, false, Real(res.euler_k_cap), res.euler_on_max,
+                          res.euler_on_mean);
+    kernels::euler_errors(space, model, axk, axK, g, cubic, true, Real(res.euler_k_cap), res.euler_off_max,
+                          res.euler_off_mean);
+    res.K_path = K_host;
+    res.K_alm = dynamic_law_of_motion(res.coeffs, z, K_host[0]);
+    double mx = 0, sum = 0;
+    int n = 0;
+    for (int t = p.discard; t <= p.periods; ++t) {
+      double const e = 100.0 * std::abs(std::log(res.K_alm[t]) - std::log(K_host[t]));
+      mx = std::max(mx, e), sum += e, ++n;
+    }
+    res.den_haan_max_pct = mx;
+    res.den_haan_mean_pct = sum / n;
+
+    // Shocks: exactness of the unemployment targets and the empirical transition frequencies.
+    auto counts = employment_counts(space, emp);
+    double uu[2][2] = {{0, 0}, {0, 0}}, u0[2][2] = {{0, 0}, {0, 0}};
+    double n_u[2] = {0, 0}, n_t[2] = {0, 0};
+    long dev = 0;
+    for (int t = 0; t < p.periods; ++t) {
+      long const target = std::lround(chain.u[z[t]] * double(p.agents));
+      dev = std::max(dev, std::labs(counts(t, 0) - target));
+      n_u[z[t]] += double(counts(t, 0)), n_t[z[t]] += double(p.agents);
+      if (t > 0) {
+        uu[z[t - 1]][z[t]] += double(counts(t, 1));
+        u0[z[t - 1]][z[t]] += double(counts(t, 2));
+      }
+    }
+    res.unemployment_max_deviation = dev;
+    res.unemployment_rate_good = n_t[0] > 0 ? n_u[0] / n_t[0] : 0;
+    res.unemployment_rate_bad = n_t[1] > 0 ? n_u[1] / n_t[1] : 0;
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 2; ++c) res.p00_empirical[2 * a + c] = u0[a][c] > 0 ? uu[a][c] / u0[a][c] : -1;
+
+    // Final cross-section (a sample of at most 100,000 agents) and its employment in period T-1.
+    long const sample = std::min<long>(p.agents, 100000);
+    auto k_sample = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), Kokkos::subview(k_agents, Kokkos::make_pair(0L, sample)));
+    res.k_final.assign(k_sample.data(), k_sample.data() + sample);
+    long const nwords = emp.nwords;
+    auto w_sample = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(),
+        Kokkos::subview(emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords, long(p.periods - 1) * nwords +
+                                                                                        (sample + 31) / 32)));
+    res.employed_final.resize(sample);
+    for (long i = 0; i < sample; ++i) res.employed_final[i] = std::int32_t((w_sample(i / 32) >> (i % 32)) & 1u);
+    double kmin = 0;
+    Kokkos::parallel_reduce(
+        "parity::krusell_smith::capital_min", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, p.agents),
+        KOKKOS_LAMBDA(std::int64_t i, double& m) {
+          double const v = double(k_agents(i));
+          m = v < m ? v : m;
+        },
+        Kokkos::Min<double>(kmin));
+    res.k_final_min = kmin;
+    double ksum = 0;
+    for (double v : res.k_final) ksum += v;
+    res.k_final_mean = ksum / double(sample);
+
+    auto gh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g);
+    res.policy.resize(std::size_t(nk) * nK * 4);
+    for (int i = 0; i < nk; ++i)
+      for (int j = 0; j < nK; ++j)
+        for (int s = 0; s < 4; ++s) res.policy[(std::size_t(i) * nK + j) * 4 + s] = double(gh(s, i, j));
+    res.k_grid = k_nodes;
+    res.K_grid = K_nodes;
+  }
+  return res;
+}
+
+}  // namespace parity::krusell_smith
