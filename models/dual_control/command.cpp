@@ -78,7 +78,11 @@ class Command final : public cli::Command {
     sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
                    "Policy-evaluation sweeps after each Bellman step (modified policy iteration; 0: plain value iteration)")
         ->capture_default_str();
-    sub.add_option("--brent-starts", p_.brent_starts, "Brent searches over equal parts of the inert bracket")->capture_default_str();
+    sub.add_option("--scan-points", p_.scan_points, "Objective evaluations spread over the inert bracket of u (3 to 64)")
+        ->capture_default_str();
+    sub.add_option("--brent-starts", p_.brent_starts,
+                   "Brent searches around the lowest local minima of that scan (plus one around the previous u)")
+        ->capture_default_str();
     sub.add_option("--brent-max-iter", p_.brent_max_iter, "Most objective evaluations per Brent search")->capture_default_str();
     sub.add_option("--brent-tol", p_.brent_tol, "Brent tolerance on u: tol (|u| + 1)")->capture_default_str();
     sub.add_flag("--no-mp-correction", no_mp_, "Do not add the MacQueen-Porteus midpoint to V at convergence");
@@ -159,6 +163,7 @@ class Command final : public cli::Command {
                     {"tol_myopic", p.tol_myopic},
                     {"max_iter", p.max_iter},
                     {"evaluation_sweeps", p.evaluation_sweeps},
+                    {"scan_points", p.scan_points},
                     {"brent_starts", p.brent_starts},
                     {"brent_max_iter", p.brent_max_iter},
                     {"brent_tol", p.brent_tol},

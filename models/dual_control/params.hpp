@@ -54,7 +54,8 @@ struct Params {
   double tol_myopic = 1e-6;  // the myopic solve that starts the optimal one
   long max_iter = 5000;
   int evaluation_sweeps = 0;  // policy-evaluation sweeps between Bellman steps (modified policy iteration)
-  int brent_starts = 3;       // Brent searches on equal parts of the bracket
+  int scan_points = 16;       // objective evaluations spread over the bracket before the searches
+  int brent_starts = 3;       // Brent searches around the lowest local minima of that scan
   int brent_max_iter = 60;    // function evaluations per Brent search, at most
   double brent_tol = 1e-6;    // tolerance on u: brent_tol * (|u| + 1)
   bool mp_correction = true;  // shift V by the MacQueen-Porteus midpoint at convergence
@@ -94,7 +95,8 @@ inline void validate(Params const& p) {
   require(finite(p.tol_myopic) && p.tol_myopic > 0, "--tol-myopic must be > 0");
   require(p.max_iter >= 1, "--max-iter must be >= 1");
   require(p.evaluation_sweeps >= 0 && p.evaluation_sweeps <= 1000, "--evaluation-sweeps must lie in [0, 1000]");
-  require(p.brent_starts >= 1 && p.brent_starts <= 64, "--brent-starts must lie in [1, 64]");
+  require(p.scan_points >= 3 && p.scan_points <= 64, "--scan-points must lie in [3, 64]");
+  require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
   require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");
   require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1, "--brent-tol must lie in (0, 1)");
   require(p.simulate_paths >= 0, "--simulate-paths must be >= 0");

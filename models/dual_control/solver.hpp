@@ -124,15 +124,21 @@ struct Objective {
 
 struct BrentSettings {
   int starts = 3;
+  int scan_points = 16;
   int max_evaluations = 60;
   double tol = 1e-6;
 };
 
-// Safeguarded multi-start minimisation of the Bellman objective over the inert bracket: Brent on
-// each of `starts` equal parts of [lo, hi], started at the previous iterate's u (warm start) or the
-// myopic u where one lies in that part (else at the part's midpoint); the best of these searches
-// and of the two candidates themselves. The warm-start candidate makes successive value-iteration
-// sweeps monotone even where interpolation leaves the objective with several local minima.
+// Safeguarded multi-start minimisation of the Bellman objective over the inert bracket [lo, hi]:
+//  1. a scan of `scan_points` equally spaced u across the bracket;
+//  2. Brent's method on the two scan cells around each of the `starts` lowest discrete local minima
+//     of the scan (the objective often has two minima, e.g. experimenting up or down at mu = 0);
+//  3. Brent's method around the warm start (the previous sweep's u; the myopic u at first);
+//  4. the best of all of these and of the warm-start and myopic u themselves.
+// Keeping the warm-start candidate makes successive value-iteration sweeps monotone even where the
+// interpolated objective has several nearly equal local minima.
+constexpr int max_scan_points = 64;
+
 template <class Real, class MemorySpace, class Values>
 KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, MemorySpace> const& problem, Values const& v,
                                                             Real x, Real mu, Real S, Real u_warm,
@@ -150,13 +156,30 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, Memory
     ++evaluations;
     if (fw < best.fx) best = {u_warm, fw, 1};
   }
-  Real const width = (hi - lo) / Real(bs.starts);
+  int const n = bs.scan_points;
+  Real const h = (hi - lo) / Real(n - 1);
+  Real fs[max_scan_points];
+  for (int m = 0; m < n; ++m) fs[m] = f(lo + h * Real(m));
+  evaluations += n;
+  unsigned long long used = 0;  // bit m: scan point m already searched around
   for (int s = 0; s < bs.starts; ++s) {
-    Real const a = lo + width * Real(s);
-    Real const b = s + 1 == bs.starts ? hi : lo + width * Real(s + 1);
-    Real const start =
-        (u_warm >= a && u_warm <= b) ? u_warm : ((um >= a && um <= b) ? um : Real(0.5) * (a + b));
-    auto const r = brent_minimize(f, a, b, start, tol, tol, bs.max_evaluations);
+    int pick = -1;
+    for (int m = 0; m < n; ++m) {
+      bool const local_min = (m == 0 || fs[m] <= fs[m - 1]) && (m == n - 1 || fs[m] <= fs[m + 1]);
+      if (local_min && !((used >> m) & 1ull) && (pick < 0 || fs[m] < fs[pick])) pick = m;
+    }
+    if (pick < 0) break;
+    used |= 1ull << pick;
+    Real const a = lo + h * Real(pick > 0 ? pick - 1 : 0);
+    Real const b = pick + 1 < n ? lo + h * Real(pick + 1) : hi;
+    auto const r = brent_minimize(f, a, b, lo + h * Real(pick), tol, tol, bs.max_evaluations);
+    evaluations += r.evaluations;
+    if (r.fx < best.fx) best = r;
+  }
+  {
+    Real const a = u_warm - h < lo ? lo : u_warm - h;
+    Real const b = u_warm + h > hi ? hi : u_warm + h;
+    auto const r = brent_minimize(f, a, b, u_warm, tol, tol, bs.max_evaluations);
     evaluations += r.evaluations;
     if (r.fx < best.fx) best = r;
   }
@@ -387,7 +410,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     v_next = Grid3<Real, Mem>("parity::dual_control::V_next", params.nx, params.nmu, params.nsigma);
     u = Grid3<Real, Mem>("parity::dual_control::u", params.nx, params.nmu, params.nsigma);
   }
-  BrentSettings const bs{params.brent_starts, params.brent_max_iter, params.brent_tol};
+  BrentSettings const bs{params.brent_starts, params.scan_points, params.brent_max_iter, params.brent_tol};
   double const delta = params.delta, scale = delta / (1 - delta);
 
   // Policy evaluation of inert (u = 0) or myopic, from V = 0.
