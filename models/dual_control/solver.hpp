@@ -375,6 +375,58 @@ void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> co
   }
 }
 
+// Simulates the controlled system under one policy from the initial belief: path p draws the true
+// beta from N(mu0, Sigma0) and then one shock per period from Philox stream p, so every policy
+// (and every backend) sees the same beta and shocks (common random numbers). Returns the mean
+// realised discounted loss sum_t delta^t [(x_t - xbar)^2 + omega (u_t - ubar)^2] and its standard
+// error, the mean belief variance at the horizon and the mean |mu_T - beta|.
+template <class ExecutionSpace, class Real, class MemorySpace>
+SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
+                           Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params) {
+  Grid3<Real const, MemorySpace> const vc = v;
+  Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu), S0 = Real(params.initial_state.Sigma);
+  Real const sigma = Kokkos::sqrt(problem.sig2);
+  std::uint64_t const seed = params.seed;
+  int const horizon = params.horizon;
+  double sum = 0, sumsq = 0, sum_S = 0, sum_err = 0;
+  Kokkos::parallel_reduce(
+      "parity::dual_control::simulate", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, params.simulate_paths),
+      KOKKOS_LAMBDA(long path, double& s, double& s2, double& sS, double& se) {
+        random::PhiloxStream<Real> rng(seed, std::uint64_t(path));
+        Real const beta = mu0 + Kokkos::sqrt(S0) * rng.normal();
+        Real x = x0, mu = mu0, S = S0, discount = 1;
+        double loss = 0;
+        for (int t = 0; t < horizon; ++t) {
+          Real u = 0;
+          if (which == Policy::myopic) u = problem.myopic(x, mu, S);
+          if (which == Policy::optimal) u = minimize_objective(problem, vc, x, mu, S, problem.myopic(x, mu, S), bs).x;
+          Real const eps = sigma * rng.normal();
+          Real const xn = problem.alpha + beta * u + problem.gamma * x + eps;
+          Real const dx = xn - problem.xbar, du = u - problem.ubar;
+          loss += double(discount * (dx * dx + problem.omega * du * du));
+          discount *= problem.delta;
+          Real const s2n = u * u * S + problem.sig2;
+          mu += S * u * (xn - problem.alpha - problem.gamma * x - mu * u) / s2n;
+          S = S * problem.sig2 / s2n;
+          x = xn;
+        }
+        s += loss;
+        s2 += loss * loss;
+        sS += double(S);
+        se += double(Kokkos::fabs(mu - beta));
+      },
+      Kokkos::Sum<double>(sum), Kokkos::Sum<double>(sumsq), Kokkos::Sum<double>(sum_S), Kokkos::Sum<double>(sum_err));
+  double const n = double(params.simulate_paths);
+  SimulationSummary out;
+  out.policy = to_string(which);
+  out.mean_loss = sum / n;
+  double const var = n > 1 ? std::max(sumsq / n - out.mean_loss * out.mean_loss, 0.0) * n / (n - 1) : 0.0;
+  out.std_error = std::sqrt(var / n);
+  out.mean_final_Sigma = sum_S / n;
+  out.mean_abs_final_mu_error = sum_err / n;
+  return out;
+}
+
 template <class Real, class MemorySpace>
 std::vector<double> to_vector(Kokkos::View<Real const*, MemorySpace> const& v) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -470,6 +522,16 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       result.evaluation_sweeps = sweeps;
       result.mp_shift = params.mp_correction && vi.converged ? vi.mp_mid : 0.0;
       if (params.mp_correction && vi.converged) add_constant(space, v, Real(vi.mp_mid));
+    }
+  }
+
+  if (params.simulate_paths > 0) {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::simulation");
+    for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
+      if (which == Policy::optimal && params.policy != Policy::optimal) continue;
+      result.simulation.push_back(simulate(space, problem, which, v, bs, params));
+      progress.message("simulated " + std::to_string(params.simulate_paths) + " paths under the " + to_string(which) +
+                       " policy");
     }
   }
 

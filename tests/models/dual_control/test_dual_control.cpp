@@ -336,6 +336,65 @@ TEST(DualControlOptimal, Deterministic) {
   EXPECT_EQ(again.u, o.optimal.u);
 }
 
+// ---------------------------------------------------------------- simulation
+TEST(DualControlSimulation, InertLossMatchesClosedForm) {
+  auto p = shifted_params();
+  p.policy = dc::Policy::inert;
+  p.nx = 5, p.nmu = 2, p.nsigma = 2;
+  p.simulate_paths = 4000;
+  p.horizon = 400;  // delta^400 ~ 1e-9: the truncated tail is negligible
+  p.initial_state = {1.5, 0.5, 0.8};
+  auto const r = solve(p);
+  ASSERT_EQ(r.simulation.size(), 2u);
+  auto const& inert = r.simulation[0];
+  EXPECT_EQ(inert.policy, "inert");
+  double const exact = dc::inert_closed_form(p)(1.5);
+  EXPECT_GT(inert.std_error, 0);
+  EXPECT_LT(inert.std_error, 0.05 * exact);
+  EXPECT_NEAR(inert.mean_loss, exact, 4 * inert.std_error);
+  EXPECT_NEAR(inert.mean_final_Sigma, 0.8, 1e-12);  // u = 0 teaches nothing
+  // The myopic policy controls x: it does better on these very paths.
+  EXPECT_LT(r.simulation[1].mean_loss, inert.mean_loss);
+  EXPECT_LT(r.simulation[1].mean_final_Sigma, 0.8);
+}
+
+TEST(DualControlSimulation, CommonRandomNumbers) {
+  // With ubar = 0 and mu0 = 0 the myopic rule is u = 0 forever (the learning trap): its paths must
+  // be the inert paths exactly, which holds only if both policies see the same beta and shocks.
+  dc::Params p;
+  p.policy = dc::Policy::inert;
+  p.nx = 5, p.nmu = 2, p.nsigma = 2;
+  p.simulate_paths = 500;
+  p.horizon = 50;
+  p.initial_state = {2.0, 0.0, 1.0};
+  auto const r = solve(p);
+  ASSERT_EQ(r.simulation.size(), 2u);
+  EXPECT_EQ(r.simulation[0].mean_loss, r.simulation[1].mean_loss);
+  EXPECT_EQ(r.simulation[0].mean_abs_final_mu_error, r.simulation[1].mean_abs_final_mu_error);
+  p.initial_state.mu = 0.5;  // now the myopic policy acts, and the paths differ
+  auto const r2 = solve(p);
+  EXPECT_NE(r2.simulation[0].mean_loss, r2.simulation[1].mean_loss);
+}
+
+TEST(DualControlSimulation, ExperimentationPaysOnTheSamePaths) {
+  auto p = optimal_params();
+  p.ubar = 0;
+  p.simulate_paths = 400;
+  p.horizon = 80;
+  p.initial_state = {2.0, 0.0, 1.0};
+  auto const r = solve(p);
+  ASSERT_TRUE(r.converged);
+  ASSERT_EQ(r.simulation.size(), 3u);
+  auto const &inert = r.simulation[0], &myopic = r.simulation[1], &optimal = r.simulation[2];
+  EXPECT_EQ(inert.mean_loss, myopic.mean_loss);  // the learning trap at mu = 0
+  EXPECT_LT(optimal.mean_loss + 5 * optimal.std_error, myopic.mean_loss);
+  EXPECT_LT(optimal.mean_final_Sigma, 0.5);  // the optimal policy experiments and learns
+  // The realised loss estimates the optimal value at the initial state (grid error aside).
+  auto const host = host_model(p, r, r.V);
+  double const v0 = host.interp(2.0, 0.0, 1.0);
+  EXPECT_NEAR(optimal.mean_loss, v0, 0.05 * v0 + 4 * optimal.std_error);
+}
+
 // ---------------------------------------------------------------- bad input
 TEST(DualControlParams, RejectsBadInput) {
   auto bad = [](auto change) {
