@@ -1,6 +1,7 @@
 // The dual-control command: options, the run report, .npy arrays, the one-line summary.
 #include "models/dual_control/command.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -72,7 +73,7 @@ class Command final : public cli::Command {
     sub.add_option("--x-concentration", p_.x_concentration, "Clustering of the x nodes around xbar (0: uniform)")->capture_default_str();
     sub.add_option("--mu-concentration", p_.mu_concentration, "Clustering of the mu nodes around 0 (0: uniform)")->capture_default_str();
     sub.add_option("--quad-nodes", p_.quad_nodes, "Gauss-Hermite nodes for E V(S')")->capture_default_str();
-    sub.add_option("--tol", p_.tol, "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
+    tol_option_ = sub.add_option("--tol", p_.tol, "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
     sub.add_option("--tol-myopic", p_.tol_myopic, "Tolerance of the myopic solve that starts the optimal one")->capture_default_str();
     sub.add_option("--max-iter", p_.max_iter, "Most iterations (then status not_converged, exit 3)")->capture_default_str();
     sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
@@ -106,6 +107,7 @@ class Command final : public cli::Command {
     auto const sr = parse_numbers(sigma_range_, 2, "--sigma-range");
     p.x_lo = xr[0], p.x_hi = xr[1], p.mu_lo = mr[0], p.mu_hi = mr[1], p.sigma_lo = sr[0], p.sigma_hi = sr[1];
     p.mp_correction = !no_mp_;
+    if (tol_option_ && tol_option_->count() > 0) require(p.tol > 0 && std::isfinite(p.tol), "--tol must be > 0");
     if (!reference_.empty()) {
       p.reference_states.clear();
       for (auto const& r : reference_) p.reference_states.push_back(parse_state(r, "--reference-state"));
@@ -241,6 +243,7 @@ class Command final : public cli::Command {
   std::string initial_ = "2,1,1";
   std::vector<std::string> reference_;
   bool no_mp_ = false;
+  CLI::Option* tol_option_ = nullptr;
 };
 
 }  // namespace
