@@ -51,7 +51,11 @@ class Command final : public cli::Command {
   std::string name() const override { return "dual-control"; }
   std::string description() const override {
     return "Bayesian dual control with learning (Morozov & Mathur 2012; Beck & Wieland 2002): value iteration "
-           "for the inert, cautionary myopic and optimal (experimenting) policies on an (x, mu, Sigma) grid";
+           "for the inert, cautionary myopic and optimal (experimenting) policies on an (x, mu, Sigma) grid. "
+           "Defaults: alpha 0, gamma 0.8, delta 0.95, sigma_eps 1, xbar 0, ubar 0 (the fixed-parameter case of "
+           "Beck & Wieland 2002 as we read it), omega 0.1 (our choice: keeps the myopic rule defined at "
+           "Sigma = mu = 0). Arrays (--output): x, mu, Sigma, V, u [, V_myopic, u_myopic] as .npy, "
+           "indexed [x, mu, Sigma]";
   }
 
   void add_options(CLI::App& sub) override {
