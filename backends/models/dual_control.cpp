@@ -1,0 +1,16 @@
+// dual-control on this build's execution space, in float and double.
+#include "backends/execution_space.hpp"
+#include "models/dual_control/entry.hpp"
+#include "models/dual_control/solver.hpp"
+
+namespace parity::dual_control {
+
+Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    using Real = decltype(real);
+    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases);
+  });
+}
+
+}  // namespace parity::dual_control

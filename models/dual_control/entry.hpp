@@ -1,0 +1,13 @@
+#pragma once
+// Kokkos-free entry point: defined once per backend (backends/models/dual_control.cpp).
+#include "models/dual_control/params.hpp"
+#include "models/dual_control/result.hpp"
+#include "parity/precision.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+
+namespace parity::dual_control {
+
+Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases);
+
+}  // namespace parity::dual_control

@@ -1,0 +1,555 @@
+#pragma once
+// Bayesian dual control on a tensor grid (x, mu, Sigma), written once in Kokkos.
+//
+// Given the state S = (x, mu, Sigma) and the control u, the next observation is predicted as
+//   x' ~ N(alpha + mu u + gamma x, s^2),  s^2 = u^2 Sigma + sigma_eps^2,
+// and Bayes' rule (Kalman form, well defined at Sigma = 0) gives, with x' = m + s z,
+//   mu' = mu + Sigma u z / s,  Sigma' = Sigma sigma_eps^2 / s^2.
+// So E V(S') is a one-dimensional Gauss-Hermite sum over z, each term a trilinear interpolation
+// of V (held constant outside the box). The expected one-period loss is
+//   L(S, u) = (alpha + mu u + gamma x - xbar)^2 + u^2 Sigma + sigma_eps^2 + omega (u - ubar)^2.
+// Every sweep is one thread per grid point; the convergence test is a device reduction giving the
+// MacQueen-Porteus bound delta/(1-delta) (max dV - min dV), relative to max |V|.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "models/dual_control/brent.hpp"
+#include "models/dual_control/params.hpp"
+#include "models/dual_control/result.hpp"
+#include "parity/grid/axis.hpp"
+#include "parity/grid/spacing.hpp"
+#include "parity/interp/multilinear.hpp"
+#include "parity/quadrature/gauss_hermite.hpp"
+#include "parity/random/philox.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::dual_control {
+
+template <class Real, class MemorySpace>
+using Grid3 = Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace>;
+
+// The model on the device: parameters, axes, the quadrature rule. Copied by value into kernels.
+template <class Real, class MemorySpace>
+struct Problem {
+  Real alpha, gamma, delta, omega, xbar, ubar, sig2;
+  Real inert_a, inert_b, inert_c;  // closed-form inert cost-to-go
+  Real vmin;                       // sigma_eps^2 / (1 - delta): no policy does better
+  grid::Axis<Real, MemorySpace> ax, amu, asg;
+  quadrature::DeviceGaussHermite<Real, MemorySpace> gh;
+
+  KOKKOS_INLINE_FUNCTION Real loss(Real x, Real mu, Real S, Real u) const {
+    Real const e = alpha + mu * u + gamma * x - xbar;
+    Real const d = u - ubar;
+    return e * e + u * u * S + sig2 + omega * d * d;
+  }
+
+  KOKKOS_INLINE_FUNCTION Real inert_value(Real x) const { return inert_a + x * (inert_b + x * inert_c); }
+
+  // Minimiser of the expected one-period loss (cautionary myopic rule).
+  KOKKOS_INLINE_FUNCTION Real myopic(Real x, Real mu, Real S) const {
+    return (mu * (xbar - alpha - gamma * x) + omega * ubar) / (S + mu * mu + omega);
+  }
+
+  // E V(S') for control u: trilinear interpolation at the Gauss-Hermite nodes; Sigma' is the same
+  // for every node, so its cell is found once.
+  template <class Values>
+  KOKKOS_INLINE_FUNCTION Real expected_next(Values const& v, Real x, Real mu, Real S, Real u) const {
+    Real const s2 = u * u * S + sig2;
+    Real const s = Kokkos::sqrt(s2);
+    Real const m = alpha + mu * u + gamma * x;
+    Real const gain = S * u / s;
+    auto const r = asg.locate(S * sig2 / s2);
+    int const k = r.cell;
+    Real const tk = r.t;
+    Real sum = 0;
+    int const n = gh.size();
+    for (int q = 0; q < n; ++q) {
+      Real const z = gh.nodes(q);
+      auto const p = ax.locate(m + s * z);
+      auto const pm = amu.locate(mu + gain * z);
+      int const i = p.cell, j = pm.cell;
+      Real const c00 = v(i, j, k) + tk * (v(i, j, k + 1) - v(i, j, k));
+      Real const c01 = v(i, j + 1, k) + tk * (v(i, j + 1, k + 1) - v(i, j + 1, k));
+      Real const c10 = v(i + 1, j, k) + tk * (v(i + 1, j, k + 1) - v(i + 1, j, k));
+      Real const c11 = v(i + 1, j + 1, k) + tk * (v(i + 1, j + 1, k + 1) - v(i + 1, j + 1, k));
+      Real const c0 = c00 + pm.t * (c01 - c00);
+      Real const c1 = c10 + pm.t * (c11 - c10);
+      sum += gh.weights(q) * (c0 + p.t * (c1 - c0));
+    }
+    return sum;
+  }
+
+  // V at any state by trilinear interpolation (held constant outside the box).
+  template <class Values>
+  KOKKOS_INLINE_FUNCTION Real interpolate(Values const& v, Real x, Real mu, Real S) const {
+    return interp::trilinear(ax, amu, asg, v, x, mu, S);
+  }
+
+  // The Bellman objective L(S, u) + delta E V(S').
+  template <class Values>
+  KOKKOS_INLINE_FUNCTION Real objective(Values const& v, Real x, Real mu, Real S, Real u) const {
+    return loss(x, mu, S, u) + delta * expected_next(v, x, mu, S, u);
+  }
+
+  // The controls that can be optimal (eq. 9 of Morozov & Mathur): V(S) >= L(S,u) + delta vmin and
+  // V(S) <= V_inert(x), so an optimal u satisfies L(S,u) <= V_inert(x) - delta vmin, a quadratic
+  // inequality A u^2 + B u + C <= 0 whose solution set contains u = 0 and the myopic u.
+  KOKKOS_INLINE_FUNCTION void bracket(Real x, Real mu, Real S, Real& lo, Real& hi) const {
+    Real const c0 = alpha + gamma * x - xbar;
+    Real const A = mu * mu + S + omega;
+    Real const B = 2 * mu * c0 - 2 * omega * ubar;
+    Real const C = c0 * c0 + sig2 + omega * ubar * ubar - (inert_value(x) - delta * vmin);
+    Real disc = B * B - 4 * A * C;
+    disc = disc > 0 ? disc : Real(0);
+    Real const root = Kokkos::sqrt(disc);
+    lo = (-B - root) / (2 * A);
+    hi = (-B + root) / (2 * A);
+  }
+};
+
+// f(u) = objective at one state, for Brent.
+template <class Real, class MemorySpace, class Values>
+struct Objective {
+  Problem<Real, MemorySpace> const* problem;
+  Values const* v;
+  Real x, mu, S;
+  KOKKOS_INLINE_FUNCTION Real operator()(Real u) const { return problem->objective(*v, x, mu, S, u); }
+};
+
+struct BrentSettings {
+  int starts = 3;
+  int scan_points = 16;
+  int max_evaluations = 60;
+  double tol = 1e-6;
+};
+
+// Safeguarded multi-start minimisation of the Bellman objective over the inert bracket [lo, hi]:
+//  1. a scan of `scan_points` equally spaced u across the bracket;
+//  2. Brent's method on the two scan cells around each of the `starts` lowest discrete local minima
+//     of the scan (the objective often has two minima, e.g. experimenting up or down at mu = 0);
+//  3. Brent's method around the warm start (the previous sweep's u; the myopic u at first);
+//  4. the best of all of these and of the warm-start and myopic u themselves.
+// Keeping the warm-start candidate makes successive value-iteration sweeps monotone even where the
+// interpolated objective has several nearly equal local minima.
+constexpr int max_scan_points = 64;
+
+template <class Real, class MemorySpace, class Values>
+KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, MemorySpace> const& problem, Values const& v,
+                                                            Real x, Real mu, Real S, Real u_warm,
+                                                            BrentSettings const& bs) {
+  Objective<Real, MemorySpace, Values> f{&problem, &v, x, mu, S};
+  Real lo, hi;
+  problem.bracket(x, mu, S, lo, hi);
+  Real const um = problem.myopic(x, mu, S);
+  u_warm = u_warm < lo ? lo : (u_warm > hi ? hi : u_warm);
+  Real const tol = Real(bs.tol);
+  BrentResult<Real> best{um, f(um), 1};
+  int evaluations = 1;
+  if (u_warm != um) {
+    Real const fw = f(u_warm);
+    ++evaluations;
+    if (fw < best.fx) best = {u_warm, fw, 1};
+  }
+  int const n = bs.scan_points;
+  Real const h = (hi - lo) / Real(n - 1);
+  Real fs[max_scan_points];
+  for (int m = 0; m < n; ++m) fs[m] = f(lo + h * Real(m));
+  evaluations += n;
+  unsigned long long used = 0;  // bit m: scan point m already searched around
+  for (int s = 0; s < bs.starts; ++s) {
+    int pick = -1;
+    for (int m = 0; m < n; ++m) {
+      bool const local_min = (m == 0 || fs[m] <= fs[m - 1]) && (m == n - 1 || fs[m] <= fs[m + 1]);
+      if (local_min && !((used >> m) & 1ull) && (pick < 0 || fs[m] < fs[pick])) pick = m;
+    }
+    if (pick < 0) break;
+    used |= 1ull << pick;
+    Real const a = lo + h * Real(pick > 0 ? pick - 1 : 0);
+    Real const b = pick + 1 < n ? lo + h * Real(pick + 1) : hi;
+    auto const r = brent_minimize(f, a, b, lo + h * Real(pick), tol, tol, bs.max_evaluations);
+    evaluations += r.evaluations;
+    if (r.fx < best.fx) best = r;
+  }
+  {
+    Real const a = u_warm - h < lo ? lo : u_warm - h;
+    Real const b = u_warm + h > hi ? hi : u_warm + h;
+    auto const r = brent_minimize(f, a, b, u_warm, tol, tol, bs.max_evaluations);
+    evaluations += r.evaluations;
+    if (r.fx < best.fx) best = r;
+  }
+  best.evaluations = evaluations;
+  return best;
+}
+
+// Sup-norm statistics of one sweep: max and min of V_new - V_old, max |V_new|.
+template <class Real>
+struct SweepStats {
+  Real dmax, dmin, vmax;
+};
+
+// One policy-evaluation sweep: V_new = L(S, u(S)) + delta E V_old(S').
+template <class ExecutionSpace, class Real, class MemorySpace>
+SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
+                                 Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& policy,
+                                 Grid3<Real, MemorySpace> const& v_new) {
+  int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
+  long const n = long(v_old.extent(0)) * nmu * ns;
+  Grid3<Real const, MemorySpace> const vo = v_old;
+  SweepStats<Real> st{};
+  Kokkos::parallel_reduce(
+      "parity::dual_control::policy_evaluation", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax) {
+        int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
+        Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
+        Real const vn = problem.objective(vo, x, mu, S, policy(i, j, k));
+        Real const d = vn - vo(i, j, k);
+        v_new(i, j, k) = vn;
+        dmax = d > dmax ? d : dmax;
+        dmin = d < dmin ? d : dmin;
+        Real const a = Kokkos::fabs(vn);
+        vmax = a > vmax ? a : vmax;
+      },
+      Kokkos::Max<Real>(st.dmax), Kokkos::Min<Real>(st.dmin), Kokkos::Max<Real>(st.vmax));
+  return st;
+}
+
+// One Bellman sweep: V_new = min_u {L + delta E V_old}, u_new its minimiser.
+template <class ExecutionSpace, class Real, class MemorySpace>
+SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
+                                Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& v_new,
+                                Grid3<Real, MemorySpace> const& policy, BrentSettings const& bs) {
+  int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
+  long const n = long(v_old.extent(0)) * nmu * ns;
+  Grid3<Real const, MemorySpace> const vo = v_old;
+  SweepStats<Real> st{};
+  Kokkos::parallel_reduce(
+      "parity::dual_control::bellman_update", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax) {
+        int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
+        Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
+        auto const r = minimize_objective(problem, vo, x, mu, S, policy(i, j, k), bs);
+        Real const d = r.fx - vo(i, j, k);
+        v_new(i, j, k) = r.fx;
+        policy(i, j, k) = r.x;
+        dmax = d > dmax ? d : dmax;
+        dmin = d < dmin ? d : dmin;
+        Real const a = Kokkos::fabs(r.fx);
+        vmax = a > vmax ? a : vmax;
+      },
+      Kokkos::Max<Real>(st.dmax), Kokkos::Min<Real>(st.dmin), Kokkos::Max<Real>(st.vmax));
+  return st;
+}
+
+template <class ExecutionSpace, class Real, class MemorySpace>
+void fill_policy(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
+                 Grid3<Real, MemorySpace> const& policy) {
+  int const nmu = int(policy.extent(1)), ns = int(policy.extent(2));
+  long const n = long(policy.extent(0)) * nmu * ns;
+  bool const myopic = which == Policy::myopic;
+  Kokkos::parallel_for(
+      "parity::dual_control::fill_policy", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      KOKKOS_LAMBDA(long p) {
+        int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
+        policy(i, j, k) =
+            myopic ? problem.myopic(problem.ax.node(i), problem.amu.node(j), problem.asg.node(k)) : Real(0);
+      });
+}
+
+template <class ExecutionSpace, class Real, class MemorySpace>
+void add_constant(ExecutionSpace const& space, Grid3<Real, MemorySpace> const& v, Real c) {
+  long const n = long(v.size());
+  Real* data = v.data();
+  Kokkos::parallel_for(
+      "parity::dual_control::shift", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      KOKKOS_LAMBDA(long p) { data[p] += c; });
+}
+
+// Iterates a sweep until the MacQueen-Porteus relative bound is below tol (or max_iter sweeps).
+struct IterationOutcome {
+  long iterations = 0;
+  double residual = 0;
+  double mp_mid = 0;  // delta/(1-delta) (min dV + max dV)/2 of the last sweep
+  bool converged = false;
+};
+
+template <class Real, class Sweep>
+IterationOutcome iterate(Sweep&& sweep, double delta, double tol, long max_iter, run::Progress& progress,
+                         std::string const& stage, Kokkos::Timer const& timer) {
+  IterationOutcome out;
+  double const scale = delta / (1 - delta);
+  for (long it = 1; it <= max_iter; ++it) {
+    SweepStats<Real> const st = sweep();
+    double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
+    out.iterations = it;
+    out.residual = scale * (double(st.dmax) - double(st.dmin)) / vmax;
+    out.mp_mid = scale * 0.5 * (double(st.dmin) + double(st.dmax));
+    progress.update({stage, it, out.residual, timer.seconds(), ""});
+    if (!std::isfinite(out.residual)) break;
+    if (out.residual <= tol) {
+      out.converged = true;
+      break;
+    }
+  }
+  return out;
+}
+
+template <class Real>
+double tolerance_floor(double delta) {
+  return 32.0 * double(std::numeric_limits<Real>::epsilon()) * delta / (1 - delta);
+}
+
+template <class Real, class MemorySpace>
+Problem<Real, MemorySpace> make_problem(Params const& p) {
+  auto const inert = inert_closed_form(p);
+  Problem<Real, MemorySpace> pr;
+  pr.alpha = Real(p.alpha);
+  pr.gamma = Real(p.gamma);
+  pr.delta = Real(p.delta);
+  pr.omega = Real(p.omega);
+  pr.xbar = Real(p.xbar);
+  pr.ubar = Real(p.ubar);
+  pr.sig2 = Real(p.sigma_eps * p.sigma_eps);
+  pr.inert_a = Real(inert.a);
+  pr.inert_b = Real(inert.b);
+  pr.inert_c = Real(inert.c);
+  pr.vmin = Real(p.sigma_eps * p.sigma_eps / (1 - p.delta));
+  pr.ax = grid::Axis<Real, MemorySpace>("dual_control::x",
+                                        grid::clustered_nodes(p.x_lo, p.x_hi, p.nx, p.xbar, p.x_concentration));
+  pr.amu = grid::Axis<Real, MemorySpace>("dual_control::mu",
+                                         grid::clustered_nodes(p.mu_lo, p.mu_hi, p.nmu, 0.0, p.mu_concentration));
+  pr.asg = grid::Axis<Real, MemorySpace>("dual_control::Sigma", grid::uniform_nodes(p.sigma_lo, p.sigma_hi, p.nsigma));
+  pr.gh = quadrature::to_device<Real, MemorySpace>(quadrature::gauss_hermite(p.quad_nodes));
+  return pr;
+}
+
+// V, u (and the policy's own value) at a few states, on the device.
+template <class ExecutionSpace, class Real, class MemorySpace>
+void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
+                      Grid3<Real, MemorySpace> const& v, Grid3<Real, MemorySpace> const& v_myopic, BrentSettings const& bs,
+                      std::vector<State> const& states, std::vector<ReferenceValue>& out) {
+  int const n = int(states.size());
+  out.clear();
+  if (n == 0) return;
+  Kokkos::View<Real* [5], MemorySpace> d("parity::dual_control::reference_values", n);
+  auto h = Kokkos::create_mirror_view(d);
+  for (int r = 0; r < n; ++r) {
+    h(r, 0) = Real(states[r].x);
+    h(r, 1) = Real(states[r].mu);
+    h(r, 2) = Real(states[r].Sigma);
+  }
+  Kokkos::deep_copy(d, h);
+  Grid3<Real const, MemorySpace> const vc = v, vm = v_myopic;
+  Kokkos::parallel_for(
+      "parity::dual_control::reference_values", Kokkos::RangePolicy<ExecutionSpace>(space, 0, n), KOKKOS_LAMBDA(int r) {
+        Real const x = d(r, 0), mu = d(r, 1), S = d(r, 2);
+        auto const& pr = problem;
+        Real u = 0;
+        if (which == Policy::myopic) u = pr.myopic(x, mu, S);
+        if (which == Policy::optimal) u = minimize_objective(pr, vc, x, mu, S, pr.myopic(x, mu, S), bs).x;
+        d(r, 3) = u;
+        d(r, 4) = pr.interpolate(vc, x, mu, S);
+        d(r, 2) = pr.interpolate(vm, x, mu, S);  // reuse column 2 for V_myopic (the state is kept on the host)
+      });
+  Kokkos::deep_copy(h, d);
+  auto const inert = [&] {
+    InertClosedForm f;
+    f.a = double(problem.inert_a);
+    f.b = double(problem.inert_b);
+    f.c = double(problem.inert_c);
+    return f;
+  }();
+  for (int r = 0; r < n; ++r) {
+    ReferenceValue rv;
+    rv.state = states[r];
+    rv.u = double(h(r, 3));
+    rv.V = double(h(r, 4));
+    rv.V_myopic = double(h(r, 2));
+    rv.V_inert = inert(states[r].x);
+    out.push_back(rv);
+  }
+}
+
+// Simulates the controlled system under one policy from the initial belief: path p draws the true
+// beta from N(mu0, Sigma0) and then one shock per period from Philox stream p, so every policy
+// (and every backend) sees the same beta and shocks (common random numbers). Returns the mean
+// realised discounted loss sum_t delta^t [(x_t - xbar)^2 + omega (u_t - ubar)^2] and its standard
+// error, the mean belief variance at the horizon and the mean |mu_T - beta|.
+template <class ExecutionSpace, class Real, class MemorySpace>
+SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
+                           Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params) {
+  Grid3<Real const, MemorySpace> const vc = v;
+  Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu), S0 = Real(params.initial_state.Sigma);
+  Real const sigma = Kokkos::sqrt(problem.sig2);
+  std::uint64_t const seed = params.seed;
+  int const horizon = params.horizon;
+  double sum = 0, sumsq = 0, sum_S = 0, sum_err = 0;
+  Kokkos::parallel_reduce(
+      "parity::dual_control::simulate", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, params.simulate_paths),
+      KOKKOS_LAMBDA(long path, double& s, double& s2, double& sS, double& se) {
+        random::PhiloxStream<Real> rng(seed, std::uint64_t(path));
+        Real const beta = mu0 + Kokkos::sqrt(S0) * rng.normal();
+        Real x = x0, mu = mu0, S = S0, discount = 1;
+        double loss = 0;
+        for (int t = 0; t < horizon; ++t) {
+          Real u = 0;
+          if (which == Policy::myopic) u = problem.myopic(x, mu, S);
+          if (which == Policy::optimal) u = minimize_objective(problem, vc, x, mu, S, problem.myopic(x, mu, S), bs).x;
+          Real const eps = sigma * rng.normal();
+          Real const xn = problem.alpha + beta * u + problem.gamma * x + eps;
+          Real const dx = xn - problem.xbar, du = u - problem.ubar;
+          loss += double(discount * (dx * dx + problem.omega * du * du));
+          discount *= problem.delta;
+          Real const s2n = u * u * S + problem.sig2;
+          mu += S * u * (xn - problem.alpha - problem.gamma * x - mu * u) / s2n;
+          S = S * problem.sig2 / s2n;
+          x = xn;
+        }
+        s += loss;
+        s2 += loss * loss;
+        sS += double(S);
+        se += double(Kokkos::fabs(mu - beta));
+      },
+      Kokkos::Sum<double>(sum), Kokkos::Sum<double>(sumsq), Kokkos::Sum<double>(sum_S), Kokkos::Sum<double>(sum_err));
+  double const n = double(params.simulate_paths);
+  SimulationSummary out;
+  out.policy = to_string(which);
+  out.mean_loss = sum / n;
+  double const var = n > 1 ? std::max(sumsq / n - out.mean_loss * out.mean_loss, 0.0) * n / (n - 1) : 0.0;
+  out.std_error = std::sqrt(var / n);
+  out.mean_final_Sigma = sum_S / n;
+  out.mean_abs_final_mu_error = sum_err / n;
+  return out;
+}
+
+template <class Real, class MemorySpace>
+std::vector<double> to_vector(Kokkos::View<Real const*, MemorySpace> const& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<double>(h.data(), h.data() + h.size());
+}
+
+template <class Real, class MemorySpace>
+std::vector<double> to_vector(Grid3<Real, MemorySpace> const& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) out[i] = double(h.data()[i]);
+  return out;
+}
+
+template <class ExecutionSpace, class Real>
+Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases) {
+  using Mem = typename ExecutionSpace::memory_space;
+  validate(params);
+  Kokkos::Timer timer;
+  Result result;
+  result.policy = params.policy;
+  result.inert = inert_closed_form(params);
+  result.tolerance = params.tolerance();
+  result.tolerance_effective = std::max(result.tolerance, tolerance_floor<Real>(params.delta));
+  double const tol_myopic = std::max(params.tol_myopic, tolerance_floor<Real>(params.delta));
+
+  Problem<Real, Mem> problem;
+  Grid3<Real, Mem> v, v_next, u, v_myopic, u_myopic;
+  {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::setup");
+    problem = make_problem<Real, Mem>(params);
+    v = Grid3<Real, Mem>("parity::dual_control::V", params.nx, params.nmu, params.nsigma);
+    v_next = Grid3<Real, Mem>("parity::dual_control::V_next", params.nx, params.nmu, params.nsigma);
+    u = Grid3<Real, Mem>("parity::dual_control::u", params.nx, params.nmu, params.nsigma);
+  }
+  BrentSettings const bs{params.brent_starts, params.scan_points, params.brent_max_iter, params.brent_tol};
+  double const delta = params.delta, scale = delta / (1 - delta);
+
+  // Policy evaluation of inert (u = 0) or myopic, from V = 0.
+  Policy const first = params.policy == Policy::inert ? Policy::inert : Policy::myopic;
+  IterationOutcome eval;
+  {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::policy_evaluation");
+    fill_policy(space, problem, first, u);
+    auto sweep = [&] {
+      auto const st = evaluate_policy(space, problem, v, u, v_next);
+      std::swap(v, v_next);
+      return st;
+    };
+    eval = iterate<Real>(sweep, delta, params.policy == Policy::optimal ? tol_myopic : result.tolerance_effective,
+                         params.max_iter, progress, to_string(first) + " evaluation", timer);
+    if (params.mp_correction && eval.converged) add_constant(space, v, Real(eval.mp_mid));
+  }
+
+  if (params.policy != Policy::optimal) {
+    result.iterations = eval.iterations;
+    result.residual = eval.residual;
+    result.converged = eval.converged;
+    result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
+  } else {
+    result.myopic_iterations = eval.iterations;
+    {
+      timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::setup");
+      v_myopic = Grid3<Real, Mem>("parity::dual_control::V_myopic", params.nx, params.nmu, params.nsigma);
+      u_myopic = Grid3<Real, Mem>("parity::dual_control::u_myopic", params.nx, params.nmu, params.nsigma);
+      Kokkos::deep_copy(space, v_myopic, v);
+      Kokkos::deep_copy(space, u_myopic, u);
+    }
+    if (!eval.converged) {
+      result.residual = eval.residual;
+      result.converged = false;
+    } else {
+      timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::value_iteration");
+      long sweeps = 0;
+      auto sweep = [&] {
+        auto const st = bellman_update(space, problem, v, v_next, u, bs);
+        std::swap(v, v_next);
+        double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
+        bool const done = scale * (double(st.dmax) - double(st.dmin)) / vmax <= result.tolerance_effective;
+        if (!done)
+          for (int m = 0; m < params.evaluation_sweeps; ++m) {
+            evaluate_policy(space, problem, v, u, v_next);
+            std::swap(v, v_next);
+            ++sweeps;
+          }
+        return st;
+      };
+      auto const vi = iterate<Real>(sweep, delta, result.tolerance_effective, params.max_iter, progress,
+                                    "value iteration", timer);
+      result.iterations = vi.iterations;
+      result.residual = vi.residual;
+      result.converged = vi.converged;
+      result.evaluation_sweeps = sweeps;
+      result.mp_shift = params.mp_correction && vi.converged ? vi.mp_mid : 0.0;
+      if (params.mp_correction && vi.converged) add_constant(space, v, Real(vi.mp_mid));
+    }
+  }
+
+  if (params.simulate_paths > 0) {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::simulation");
+    for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
+      if (which == Policy::optimal && params.policy != Policy::optimal) continue;
+      result.simulation.push_back(simulate(space, problem, which, v, bs, params));
+      progress.message("simulated " + std::to_string(params.simulate_paths) + " paths under the " + to_string(which) +
+                       " policy");
+    }
+  }
+
+  {
+    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::results");
+    reference_values(space, problem, params.policy, v, params.policy == Policy::optimal ? v_myopic : v, bs,
+                     params.reference_states, result.references);
+    result.x = to_vector<Real, Mem>(problem.ax.nodes());
+    result.mu = to_vector<Real, Mem>(problem.amu.nodes());
+    result.Sigma = to_vector<Real, Mem>(problem.asg.nodes());
+    result.V = to_vector(v);
+    result.u = to_vector(u);
+    if (params.policy == Policy::optimal) {
+      result.V_myopic = to_vector(v_myopic);
+      result.u_myopic = to_vector(u_myopic);
+    }
+  }
+  return result;
+}
+
+}  // namespace parity::dual_control

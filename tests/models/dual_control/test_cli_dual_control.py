@@ -1,0 +1,105 @@
+"""dual-control on the command line: bad input gives exit status 2 and a clear message; a small
+run writes the JSON report and .npy arrays that numpy reads; max-iter gives exit 3."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+EXE = sys.argv.pop(1)
+ENV = dict(os.environ, OMP_PROC_BIND="false")
+
+
+def parity(*args, timeout=120):
+    return subprocess.run([EXE, "--threads", "2", "dual-control", *args], capture_output=True, text=True,
+                          timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
+
+
+class DualControlCli(unittest.TestCase):
+    def assert_bad_input(self, args, message):
+        r = parity(*args, "--max-iter", "1")  # were the input accepted: a quick exit 3, not a long run
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(message, r.stdout + r.stderr)
+
+    def test_help_lists_parameters(self):
+        r = parity("--help")
+        self.assertEqual(r.returncode, 0)
+        for option in ("--policy", "--grid", "--gamma", "--delta", "--omega", "--sigma-eps", "--quad-nodes",
+                       "--tol", "--max-iter", "--simulate-paths"):
+            self.assertIn(option, r.stdout)
+
+    def test_bad_input(self):
+        self.assert_bad_input(["--grid", "1,4,4"], "at least 2 nodes")
+        self.assert_bad_input(["--grid", "-5,4,4"], "at least 2 nodes")
+        self.assert_bad_input(["--grid", "8,8"], "--grid expects 3")
+        self.assert_bad_input(["--grid", "a,b,c"], "--grid expects 3")
+        self.assert_bad_input(["--grid", "8.5,8,8"], "whole numbers")
+        self.assert_bad_input(["--delta", "1.5"], "--delta")
+        self.assert_bad_input(["--gamma", "2"], "delta * gamma^2 < 1")
+        self.assert_bad_input(["--sigma-eps", "0"], "--sigma-eps")
+        self.assert_bad_input(["--policy", "greedy"], "--policy")
+        self.assert_bad_input(["--quad-nodes", "0"], "--quad-nodes")
+        self.assert_bad_input(["--sigma-range", "-1,2"], "--sigma-range")
+        self.assert_bad_input(["--x-range", "3,1"], "--x-range")
+        self.assert_bad_input(["--omega", "0"], "omega")
+        self.assert_bad_input(["--tol", "-1"], "--tol")
+
+    def test_inert_run_report_and_arrays(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "inert", "--grid", "41,3,3", "--json", path, "--output", d, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["schema"], "parity.run/1")
+            self.assertEqual(doc["model"], "dual-control")
+            self.assertEqual(doc["status"], "converged")
+            self.assertEqual(doc["parameters"]["grid"], [41, 3, 3])
+            res = doc["results"]
+            self.assertLessEqual(res["residual"], 1e-6)
+            self.assertEqual(res["iterations"], doc["iterations"])
+            for ref in res["reference_states"]:
+                self.assertAlmostEqual(ref["u"], 0.0)
+                self.assertLess(abs(ref["V"] / ref["V_inert_closed_form"] - 1), 0.05)
+            V = np.load(os.path.join(d, "V.npy"))
+            x = np.load(os.path.join(d, "x.npy"))
+            self.assertEqual(V.shape, (41, 3, 3))
+            self.assertEqual(x.shape, (41,))
+            self.assertTrue(np.all(np.diff(x) > 0))
+            cf = res["inert_closed_form"]
+            exact = cf["a"] + cf["b"] * x + cf["c"] * x * x
+            centre = np.abs(x) <= 2
+            self.assertLess(np.max(np.abs(V[centre, 1, 1] - exact[centre]) / exact[centre]), 0.05)
+
+    def test_optimal_small_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "optimal", "--grid", "9,9,5", "--quad-nodes", "8", "--evaluation-sweeps", "5",
+                       "--simulate-paths", "50", "--horizon", "20", "--json", path, "--output", d, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["status"], "converged")
+            self.assertIn("simulation", doc["results"])
+            self.assertEqual(set(doc["results"]["simulation"]), {"inert", "myopic", "optimal"})
+            V = np.load(os.path.join(d, "V.npy"))
+            Vm = np.load(os.path.join(d, "V_myopic.npy"))
+            u = np.load(os.path.join(d, "u.npy"))
+            self.assertEqual(V.shape, (9, 9, 5))
+            self.assertEqual(u.shape, (9, 9, 5))
+            self.assertLessEqual(np.max(V[2:-2, 2:-2, :-1] - Vm[2:-2, 2:-2, :-1]), 1e-4 * Vm.max())
+
+    def test_not_converged_exit_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "myopic", "--grid", "8,8,4", "--max-iter", "2", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            with open(path) as f:
+                self.assertEqual(json.load(f)["status"], "not_converged")
+
+
+if __name__ == "__main__":
+    unittest.main()
