@@ -56,9 +56,14 @@ def parse_exe(spec: str) -> dict:
 
 
 def load_suite(path: str) -> dict:
+    """A suite: {"name" (default: the file name), "model" (the command), "precisions", "repetitions",
+    "warmup", "compare": [dotted keys of the report], "cases": [{"name", "args", "size",
+    "command" (overrides model), "skip": [backends]}]}. A case whose args name --precision runs in
+    that precision only."""
     with open(path) as f:
         suite = json.load(f)
-    for key in ("name", "model", "cases"):
+    suite.setdefault("name", Path(path).stem)
+    for key in ("model", "cases"):
         if key not in suite:
             raise ValueError(f"suite {path}: missing '{key}'")
     suite.setdefault("precisions", ["double"])
@@ -70,7 +75,24 @@ def load_suite(path: str) -> dict:
             raise ValueError(f"suite {path}: every case needs 'name' and 'args'")
         case.setdefault("size", None)
         case.setdefault("skip", [])
+        case.setdefault("command", suite["model"])
     return suite
+
+
+def case_precisions(suite: dict, case: dict) -> list[str]:
+    args = case["args"]
+    if "--precision" in args:
+        return [args[args.index("--precision") + 1]]
+    return suite["precisions"]
+
+
+def case_command(case: dict, precision: str) -> list[str]:
+    cmd = [case["command"], *case["args"]]
+    if "--precision" not in case["args"]:
+        cmd += ["--precision", precision]
+    if "--quiet" not in cmd and "-q" not in cmd:
+        cmd.append("--quiet")
+    return cmd
 
 
 def lookup(doc: dict, dotted: str):
@@ -275,17 +297,28 @@ def git_commit() -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", action="append", required=True, help="suite file (repeatable)")
-    ap.add_argument("--exe", action="append", type=parse_exe, required=True, help="NAME=PATH[,threads=N] (repeatable)")
+    ap.add_argument("--suite", action="append", default=[], help="suite file (repeatable)")
+    ap.add_argument("--exe", action="append", type=parse_exe, default=[], help="NAME=PATH[,threads=N] (repeatable)")
+    ap.add_argument("--from-results", metavar="RESULTS_JSON",
+                    help="only rebuild results.csv, table.md and the plots from an earlier results.json")
     ap.add_argument("--reference", help="backend the others are compared with (default: cuda if given, else the last --exe)")
     ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--repetitions", type=int, help="override the suites' repetitions")
     ap.add_argument("--warmup", type=int, help="override the suites' warm-up runs")
-    ap.add_argument("--probe", choices=["none", "tiny", "small", "full"], default="small",
-                    help="roofline probe size (full for GPUs); none to skip")
+    ap.add_argument("--probe", choices=["auto", "none", "tiny", "small", "full"], default="auto",
+                    help="roofline probe size; auto: full on GPUs, small on hosts; none to skip")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per run")
     ap.add_argument("--only", action="append", default=[], help="run only cases whose name contains this")
+    ap.add_argument("--skip-backend", action="append", default=[], metavar="CASE:BACKEND",
+                    help="do not run cases whose name contains CASE on BACKEND (repeatable)")
     args = ap.parse_args(argv)
+    out = Path(args.out)
+    if args.from_results:
+        doc = json.loads(Path(args.from_results).read_text())
+        out.mkdir(parents=True, exist_ok=True)
+        return report(doc, list(doc["backends"]), doc["reference"], out)
+    if not args.suite or not args.exe:
+        ap.error("--suite and --exe are required (or --from-results)")
 
     try:
         suites = [load_suite(s) for s in args.suite]
@@ -297,7 +330,6 @@ def main(argv=None) -> int:
     reference = args.reference or ("cuda" if "cuda" in backends else backends[-1])
     if reference not in backends:
         ap.error(f"--reference {reference} is not among the --exe names")
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     doc = {"schema": "parity.comparison/1", "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -306,48 +338,69 @@ def main(argv=None) -> int:
                     "wall_median_s includes process start-up and set-up",
            "backends": {}, "results": []}
     bounds = {}
+    failures = []
     try:
         for exe in args.exe:
             info, _ = run_once(exe, ["info"], args.timeout)
             doc["backends"][exe["name"]] = {"path": exe["path"], "threads": exe["threads"], **info["backend"],
                                             "parity": info["parity"]}
-            if args.probe != "none":
-                bounds[exe["name"]] = probe(exe, args.probe, args.timeout)
-                doc["backends"][exe["name"]]["bounds"] = bounds[exe["name"]]
-        for suite in suites:
-            reps = args.repetitions if args.repetitions is not None else suite["repetitions"]
-            warm = args.warmup if args.warmup is not None else suite["warmup"]
-            for case in suite["cases"]:
-                if args.only and not any(o in case["name"] for o in args.only):
-                    continue
-                for precision in suite["precisions"]:
-                    entry = {"suite": suite["name"], "case": case["name"], "size": case["size"], "precision": precision,
-                             "args": case["args"], "backends": {}, "differences": {}}
-                    compared = {}
-                    for exe in args.exe:
-                        if exe["name"] in case["skip"]:
-                            continue
-                        cmd = [suite["model"], *case["args"], "--precision", precision, "--quiet"]
+            size = args.probe
+            if size == "auto":  # full-size probes only where they take well under a second
+                size = "full" if info["backend"]["backend"] == "cuda" else "small"
+            if size != "none":
+                bounds[exe["name"]] = probe(exe, size, args.timeout)
+                doc["backends"][exe["name"]]["bounds"] = {**bounds[exe["name"]], "probe_size": size}
+    except (RunError, subprocess.TimeoutExpired) as e:
+        print(f"runner: {e}", file=sys.stderr)
+        return 1
+    for suite in suites:
+        reps = args.repetitions if args.repetitions is not None else suite["repetitions"]
+        warm = args.warmup if args.warmup is not None else suite["warmup"]
+        for case in suite["cases"]:
+            if args.only and not any(o in case["name"] for o in args.only):
+                continue
+            for precision in case_precisions(suite, case):
+                entry = {"suite": suite["name"], "case": case["name"], "size": case["size"], "precision": precision,
+                         "args": case["args"], "backends": {}, "differences": {}, "failures": {}}
+                compared = {}
+                for exe in args.exe:
+                    if exe["name"] in case["skip"] or any(
+                            c in case["name"] and b == exe["name"] for c, b in (x.split(":", 1) for x in args.skip_backend)):
+                        continue
+                    cmd = case_command(case, precision)
+                    try:
                         for _ in range(warm):
                             run_once(exe, cmd, args.timeout)
                         runs = [run_once(exe, cmd, args.timeout) for _ in range(max(reps, 1))]
-                        s = summarize_runs([r for r, _ in runs], [w for _, w in runs])
-                        s["roofline"] = roofline_fraction(s, bounds.get(exe["name"]), precision)
-                        entry["backends"][exe["name"]] = s
-                        compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
-                        print(f"{suite['name']:>18} {case['name']:<24} {precision:<6} {exe['name']:<8} "
-                              f"{s['median_s']:10.4f} s", flush=True)
-                    entry["differences"] = differences(compared, reference)
-                    doc["results"].append(entry)
-    except (RunError, subprocess.TimeoutExpired) as e:
-        print(f"runner: {e}", file=sys.stderr)
-        with open(out / "results.json", "w") as f:  # keep what was measured
-            json.dump(doc, f, indent=2)
-        return 1
+                    except (RunError, subprocess.TimeoutExpired) as e:
+                        # Record and go on: one slow or failing case must not lose the others.
+                        entry["failures"][exe["name"]] = str(e)[-300:]
+                        failures.append(f"{suite['name']}/{case['name']}/{precision}/{exe['name']}")
+                        print(f"runner: {e}", file=sys.stderr, flush=True)
+                        continue
+                    s = summarize_runs([r for r, _ in runs], [w for _, w in runs])
+                    s["roofline"] = roofline_fraction(s, bounds.get(exe["name"]), precision)
+                    entry["backends"][exe["name"]] = s
+                    compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
+                    print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
+                          f"{s['median_s']:10.4f} s  ({s['status']})", flush=True)
+                entry["differences"] = differences(compared, reference)
+                doc["results"].append(entry)
+                with open(out / "results.json", "w") as f:  # keep what was measured so far
+                    json.dump(doc, f, indent=2)
 
-    rows = build_rows(doc["results"], reference)
+    doc["failures"] = failures
     with open(out / "results.json", "w") as f:
         json.dump(doc, f, indent=2)
+    rc = report(doc, backends, reference, out)
+    if failures:
+        print(f"runner: {len(failures)} case(s) failed: {', '.join(failures)}", file=sys.stderr)
+    return 1 if failures else rc
+
+
+def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
+    """results.csv, table.md and the plots from a comparison document."""
+    rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
     table = markdown_table(rows, backends, reference)
     header = (f"Commit {doc['commit']}, {doc['date']}. Reference backend: {reference}. "
@@ -356,7 +409,11 @@ def main(argv=None) -> int:
                       f"Kokkos {v.get('kokkos_version')}, {v.get('kernel_compiler')})\n" for b, v in doc["backends"].items())
     (out / "table.md").write_text(header + devices + "\n" + table)
     print(table)
-    plots = plot(rows, backends, reference, out)
+    try:
+        plots = plot(rows, backends, reference, out)
+    except ImportError:
+        plots = []
+        print("runner: matplotlib is missing; no plots (rebuild them elsewhere with --from-results)", file=sys.stderr)
     print(f"wrote {out}/results.json, results.csv, table.md" + (", " + ", ".join(plots) if plots else ""))
     return 0
 

@@ -42,6 +42,15 @@ class Arithmetic(unittest.TestCase):
         self.assertAlmostEqual(f["bandwidth_fraction"], 0.5)
         self.assertAlmostEqual(f["flops_fraction"], 1.0)
 
+    def test_case_precision_and_command(self):
+        suite = {"model": "josephson", "precisions": ["double", "float"]}
+        case = {"name": "k", "args": ["-N", "8", "--precision", "float", "-q"], "command": "kuramoto"}
+        self.assertEqual(runner.case_precisions(suite, case), ["float"])
+        self.assertEqual(runner.case_command(case, "float"), ["kuramoto", "-N", "8", "--precision", "float", "-q"])
+        plain = {"name": "p", "args": ["--size", "tiny"], "command": "probe"}
+        self.assertEqual(runner.case_precisions(suite, plain), ["double", "float"])
+        self.assertEqual(runner.case_command(plain, "double"), ["probe", "--size", "tiny", "--precision", "double", "--quiet"])
+
     def test_bad_exe_spec(self):
         with self.assertRaises(Exception):
             runner.parse_exe("nameonly")
@@ -71,6 +80,10 @@ class EndToEnd(unittest.TestCase):
             self.assertIn("| probe | tiny | double |", Path(d, "table.md").read_text())
             for png in ("throughput-probe.png", "speedup-probe.png"):
                 self.assertEqual(Path(d, png).read_bytes()[:4], b"\x89PNG")
+            # The table and plots can be rebuilt from results.json alone.
+            again = Path(d, "again")
+            self.assertEqual(runner.main(["--from-results", str(Path(d, "results.json")), "--out", str(again)]), 0)
+            self.assertEqual(Path(again, "table.md").read_text(), Path(d, "table.md").read_text())
 
     def test_failing_run_is_reported(self):
         with tempfile.TemporaryDirectory() as d:
@@ -79,7 +92,9 @@ class EndToEnd(unittest.TestCase):
                 {"name": "bad", "args": ["--size", "enormous"]}]}))
             rc = runner.main(["--suite", str(suite), "--exe", f"one={EXE}", "--out", d, "--probe", "none"])
             self.assertEqual(rc, 1)
-            self.assertTrue(Path(d, "results.json").exists())
+            doc = json.loads(Path(d, "results.json").read_text())
+            self.assertEqual(doc["failures"], ["bad/bad/double/one"])
+            self.assertIn("one", doc["results"][0]["failures"])
 
 
 if __name__ == "__main__":
