@@ -137,7 +137,7 @@ TEST(CubatureRule, NotExactBeyondItsDegree) {
 
 TEST(CubatureRule, PointCountAndPointsInside) {
   for (int n : {1, 2, 3, 6, 10}) {
-    Counting f;
+    Counting f{};  // value-initialized: a default-initialized View member is not safe in every Kokkos
     f.calls = Kokkos::View<int*, MemSpace>("parity::test::calls", 2);
     std::vector<double> c(n), h(n);
     for (int i = 0; i < n; ++i) {
