@@ -27,6 +27,9 @@ class Arithmetic(unittest.TestCase):
                  "differences": runner.differences({"serial": {"results.v": [1.0, 2.0]},
                                                     "cuda": {"results.v": [1.0, 2.002]}}, "cuda")}
         rows = {r["backend"]: r for r in runner.build_rows([entry], "cuda")}
+        nested = runner.differences({"a": {"results.c": {"good": {"b0": 1.0, "b1": 0.5}, "status": "x"}},
+                                     "b": {"results.c": {"good": {"b0": 1.0, "b1": 0.25}, "status": "y"}}}, "b")
+        self.assertAlmostEqual(nested["a"]["max_abs"], 0.25)
         self.assertAlmostEqual(rows["serial"]["ratio_to_reference"], 16.0)
         self.assertAlmostEqual(rows["cuda"]["ratio_to_reference"], 1.0)
         self.assertAlmostEqual(rows["serial"]["throughput"], 12.5)
