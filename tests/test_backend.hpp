@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the test bodies: the execution space under test and small helpers.
 #include <Kokkos_Core.hpp>
+#include <string>
 #include <vector>
 
 #include "backends/execution_space.hpp"
@@ -20,7 +21,7 @@ std::vector<typename View::non_const_value_type> to_host(View const& v) {
 // Copies a std::vector into a new device View.
 template <class T>
 Kokkos::View<T*, MemSpace> to_device(std::vector<T> const& v, char const* label = "parity::test::input") {
-  Kokkos::View<T*, MemSpace> d(label, v.size());
+  Kokkos::View<T*, MemSpace> d(std::string(label), v.size());  // Kokkos 4.6 takes no const char* variable
   Kokkos::View<T const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(v.data(), v.size());
   Kokkos::deep_copy(d, h);
   return d;
