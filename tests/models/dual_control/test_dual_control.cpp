@@ -34,7 +34,8 @@ struct Quartic {  // minimum at u = 2^(1/3) of u^4/4 - u, f = -3/4 2^(1/3)
 };
 
 std::vector<double> brent_on_device() {
-  Kokkos::View<double* [3], MemSpace> out("parity::test::dual_control::brent", 4);
+  // LayoutRight on every backend: the result is flattened row by row below.
+  Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> out("parity::test::dual_control::brent", 4);
   Kokkos::parallel_for(
       "parity::test::dual_control::brent", Kokkos::RangePolicy<ExecSpace>(0, 4), KOKKOS_LAMBDA(int c) {
         dc::BrentResult<double> r{};
