@@ -160,7 +160,9 @@ def roofline_fraction(summary: dict, bounds: dict | None, precision: str) -> dic
 
 
 def differences(values: dict, reference: str) -> dict:
-    """Max abs and rel difference of each compared output against the reference backend."""
+    """Max abs difference of the compared outputs against the reference backend, and the
+    norm-wise relative difference: max |a - b| / max |b| over each output (so entries near zero
+    do not blow up the ratio)."""
     out = {}
     ref = values.get(reference)
     if ref is None:
@@ -170,12 +172,13 @@ def differences(values: dict, reference: str) -> dict:
             continue
         worst_abs = worst_rel = 0.0
         for key, v in vals.items():
-            r = ref.get(key)
-            for a, b in zip(_flat(v), _flat(r)):
-                if a is None or b is None:
-                    continue
-                worst_abs = max(worst_abs, abs(a - b))
-                worst_rel = max(worst_rel, abs(a - b) / max(abs(b), 1e-300))
+            pairs = [(a, b) for a, b in zip(_flat(v), _flat(ref.get(key))) if a is not None and b is not None]
+            if not pairs:
+                continue
+            diff = max(abs(a - b) for a, b in pairs)
+            scale = max(abs(b) for _, b in pairs)
+            worst_abs = max(worst_abs, diff)
+            worst_rel = max(worst_rel, diff / scale if scale > 0 else (0.0 if diff == 0 else float("inf")))
         out[backend] = {"max_abs": worst_abs, "max_rel": worst_rel}
     return out
 
@@ -268,7 +271,8 @@ def plot(rows: list[dict], backends: list[str], reference: str, out: Path) -> li
             fig, ax = plt.subplots(figsize=(6, 4))
             for precision in sorted({r["precision"] for r in sized}):
                 for b in backends:
-                    pts = sorted((r["size"], r) for r in sized if r["backend"] == b and r["precision"] == precision)
+                    pts = sorted(((r["size"], r) for r in sized if r["backend"] == b and r["precision"] == precision),
+                                 key=lambda t: t[0])
                     if kind == "throughput":
                         xy = [(s, r["throughput"] if r["throughput"] else s / r["median_s"]) for s, r in pts]
                     else:
@@ -390,6 +394,7 @@ def main(argv=None) -> int:
                     compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
                     print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
                           f"{s['median_s']:10.4f} s  ({s['status']})", flush=True)
+                entry["compared"] = compared
                 entry["differences"] = differences(compared, reference)
                 doc["results"].append(entry)
                 with open(out / "results.json", "w") as f:  # keep what was measured so far
@@ -406,6 +411,9 @@ def main(argv=None) -> int:
 
 def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
     """results.csv, table.md and the plots from a comparison document."""
+    for entry in doc["results"]:
+        if "compared" in entry:  # recomputed, so a rebuilt report uses the current metric
+            entry["differences"] = differences(entry["compared"], reference)
     rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
     table = markdown_table(rows, backends, reference)

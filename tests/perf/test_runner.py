@@ -34,7 +34,9 @@ class Arithmetic(unittest.TestCase):
         self.assertAlmostEqual(rows["cuda"]["ratio_to_reference"], 1.0)
         self.assertAlmostEqual(rows["serial"]["throughput"], 12.5)
         self.assertAlmostEqual(rows["serial"]["max_abs_diff"], 0.002)
-        self.assertAlmostEqual(rows["serial"]["max_rel_diff"], 0.002 / 2.002)
+        self.assertAlmostEqual(rows["serial"]["max_rel_diff"], 0.002 / 2.002)  # norm-wise: max|a-b| / max|b|
+        near_zero = runner.differences({"a": {"x": [1e-30, 1.0]}, "b": {"x": [0.0, 1.0]}}, "b")
+        self.assertLess(near_zero["a"]["max_rel"], 1e-29)
         table = runner.markdown_table(list(rows.values()), ["serial", "cuda"], "cuda")
         self.assertIn("16x", table)
 
