@@ -24,6 +24,7 @@ import csv
 import datetime as dt
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -257,8 +258,17 @@ def write_csv(rows: list[dict], path: Path) -> None:
         w.writerows(rows)
 
 
+def series_of(case: str) -> str:
+    """The case family a line in the plots follows: the case name without sizes and precision
+    (inert-16-float -> inert, n1e4_100x4_double -> n_x)."""
+    name = re.sub(r"(float|double)", "", case)
+    name = re.sub(r"\d+(\^\d+|e\d+)?", "", name)
+    return re.sub(r"[-_]+", "-", name).strip("-") or case
+
+
 def plot(rows: list[dict], backends: list[str], reference: str, out: Path) -> list[str]:
-    """throughput-<suite>.png and speedup-<suite>.png against problem size (cases with a size)."""
+    """throughput-<suite>.png and speedup-<suite>.png against problem size (cases with a size),
+    one line per backend, case family and precision."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -268,27 +278,38 @@ def plot(rows: list[dict], backends: list[str], reference: str, out: Path) -> li
         if not sized:
             continue
         for kind in ("throughput", "speedup"):
-            fig, ax = plt.subplots(figsize=(6, 4))
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            lines = 0
+            all_series = sorted({series_of(r["case"]) for r in sized})
             for precision in sorted({r["precision"] for r in sized}):
-                for b in backends:
-                    pts = sorted(((r["size"], r) for r in sized if r["backend"] == b and r["precision"] == precision),
-                                 key=lambda t: t[0])
-                    if kind == "throughput":
-                        xy = [(s, r["throughput"] if r["throughput"] else s / r["median_s"]) for s, r in pts]
-                    else:
-                        if b == reference:
+                for series in all_series:
+                    for b in backends:
+                        # colour: backend; line style: case family; marker: precision
+                        style = {"color": f"C{backends.index(b)}",
+                                 "linestyle": ["-", "--", ":", "-."][all_series.index(series) % 4],
+                                 "marker": "o" if precision == "double" else "s"}
+                        if kind == "speedup" and b == reference:
                             continue
-                        xy = [(s, 1 / r["ratio_to_reference"]) for s, r in pts if r["ratio_to_reference"]]
-                    if xy:
-                        ax.plot(*zip(*xy), marker="o", label=f"{b} ({precision})")
+                        pts = sorted(((r["size"], r) for r in sized if r["backend"] == b and r["precision"] == precision
+                                      and series_of(r["case"]) == series), key=lambda t: t[0])
+                        if kind == "throughput":
+                            xy = [(s, r["throughput"] if r["throughput"] else s / r["median_s"]) for s, r in pts]
+                        else:  # how many times faster the reference is than this backend
+                            xy = [(s, r["ratio_to_reference"]) for s, r in pts if r["ratio_to_reference"]]
+                        if xy:
+                            ax.plot(*zip(*xy), label=f"{b} {series} ({precision})", **style)
+                            lines += 1
+            if not lines:
+                plt.close(fig)
+                continue
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xlabel("problem size")
-            unit = next((r["throughput_unit"] for r in sized if r["throughput_unit"]), "size/s")
-            ax.set_ylabel(unit if kind == "throughput" else f"speedup of {reference} over backend")
+            ax.set_xlabel("problem size (case's `size`)")
+            unit = next((r["throughput_unit"] for r in sized if r["throughput_unit"]), "problem size / timed second")
+            ax.set_ylabel(unit if kind == "throughput" else f"time(backend) / time({reference})")
             ax.set_title(f"{suite}: {kind}")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
+            ax.legend(fontsize=7, ncol=2)
             fig.tight_layout()
             name = f"{kind}-{suite}.png"
             fig.savefig(out / name, dpi=120)
@@ -309,8 +330,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", action="append", default=[], help="suite file (repeatable)")
     ap.add_argument("--exe", action="append", type=parse_exe, default=[], help="NAME=PATH[,threads=N] (repeatable)")
-    ap.add_argument("--from-results", metavar="RESULTS_JSON",
-                    help="only rebuild results.csv, table.md and the plots from an earlier results.json")
+    ap.add_argument("--from-results", metavar="RESULTS_JSON", action="append", default=[],
+                    help="only rebuild results.csv, table.md and the plots from earlier results.json files "
+                         "(repeatable: the runs are combined)")
     ap.add_argument("--reference", help="backend the others are compared with (default: cuda if given, else the last --exe)")
     ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--repetitions", type=int, help="override the suites' repetitions")
@@ -324,8 +346,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     if args.from_results:
-        doc = json.loads(Path(args.from_results).read_text())
+        docs = [json.loads(Path(f).read_text()) for f in args.from_results]
+        doc = docs[0]
+        for other in docs[1:]:
+            if other["reference"] != doc["reference"]:
+                ap.error("combined runs must share the reference backend")
+            for name, info in other["backends"].items():
+                doc["backends"].setdefault(name, info)
+            doc["results"] += other["results"]
+            doc["failures"] = doc.get("failures", []) + other.get("failures", [])
+        doc["combined_from"] = [f"{d.get('date')} ({len(d['results'])} entries)" for d in docs]
         out.mkdir(parents=True, exist_ok=True)
+        if len(docs) > 1:
+            with open(out / "results.json", "w") as f:
+                json.dump(doc, f, indent=2)
         return report(doc, list(doc["backends"]), doc["reference"], out)
     if not args.suite or not args.exe:
         ap.error("--suite and --exe are required (or --from-results)")
@@ -417,7 +451,9 @@ def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
     rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
     table = markdown_table(rows, backends, reference)
-    header = (f"Commit {doc['commit']}, {doc['date']}. Reference backend: {reference}. "
+    commits = sorted({v.get("parity", {}).get("commit", "?") for v in doc["backends"].values()})
+    header = (f"Runner commit {doc['commit']}; executables built from {', '.join(commits)}; {doc['date']}. "
+              f"Reference backend: {reference}. "
               f"Times: {doc['timed']}. Host environment: {HOST_ENV}.\n\n")
     devices = "".join(f"- {b}: {v.get('device_name')} ({v.get('execution_space')}, concurrency {v.get('concurrency')}, "
                       f"Kokkos {v.get('kokkos_version')}, {v.get('kernel_compiler')})\n" for b, v in doc["backends"].items())

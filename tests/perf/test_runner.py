@@ -40,6 +40,11 @@ class Arithmetic(unittest.TestCase):
         table = runner.markdown_table(list(rows.values()), ["serial", "cuda"], "cuda")
         self.assertIn("16x", table)
 
+    def test_series(self):
+        self.assertEqual(runner.series_of("inert-16-float"), "inert")
+        self.assertEqual(runner.series_of("optimal-256-double"), "optimal")
+        self.assertEqual(runner.series_of("josephson-2^14-float"), "josephson")
+
     def test_roofline_fraction(self):
         s = summary(2.0, {"work_bytes": 4e9, "work_flops": 1e10})
         f = runner.roofline_fraction(s, {"copy_GBps": 4.0, "fp32_GFLOPs": 10.0, "fp64_GFLOPs": 5.0}, "double")
