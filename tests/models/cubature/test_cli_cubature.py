@@ -2,27 +2,22 @@
 (exit 2) on bad input; a run stopped by its budget exits 3 with the reason in the report."""
 import json
 import os
-import subprocess
 import sys
+from pathlib import Path
 import tempfile
 import unittest
 
 import numpy as np
 
-EXE = sys.argv.pop(1)
-ENV = dict(os.environ, OMP_PROC_BIND="false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
-    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          stdin=subprocess.DEVNULL)
+    return run(*args, timeout=timeout)
 
 
-class CubatureCli(unittest.TestCase):
-    def assert_bad_input(self, result, message):
-        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
-        self.assertIn(message, result.stdout + result.stderr)
-
+class CubatureCli(CliTestCase):
     def test_help_lists_options(self):
         r = parity("cubature", "--help")
         self.assertEqual(r.returncode, 0)

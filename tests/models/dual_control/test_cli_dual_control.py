@@ -2,27 +2,25 @@
 run writes the JSON report and .npy arrays that numpy reads; max-iter gives exit 3."""
 import json
 import os
-import subprocess
 import sys
+from pathlib import Path
 import tempfile
 import unittest
 
 import numpy as np
 
-EXE = sys.argv.pop(1)
-ENV = dict(os.environ, OMP_PROC_BIND="false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
-    return subprocess.run([EXE, "--threads", "2", "dual-control", *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
+    return run("--threads", "2", "dual-control", *args, timeout=timeout)
 
 
-class DualControlCli(unittest.TestCase):
-    def assert_bad_input(self, args, message):
-        r = parity(*args, "--max-iter", "1")  # were the input accepted: a quick exit 3, not a long run
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn(message, r.stdout + r.stderr)
+class DualControlCli(CliTestCase):
+    def assert_rejected(self, args, message):
+        # --max-iter 1: were the input accepted, a quick exit 3 rather than a long run
+        self.assert_bad_input(parity(*args, "--max-iter", "1"), message)
 
     def test_help_lists_parameters(self):
         r = parity("--help")
@@ -32,20 +30,20 @@ class DualControlCli(unittest.TestCase):
             self.assertIn(option, r.stdout)
 
     def test_bad_input(self):
-        self.assert_bad_input(["--grid", "1,4,4"], "at least 2 nodes")
-        self.assert_bad_input(["--grid", "-5,4,4"], "at least 2 nodes")
-        self.assert_bad_input(["--grid", "8,8"], "--grid expects 3")
-        self.assert_bad_input(["--grid", "a,b,c"], "--grid expects 3")
-        self.assert_bad_input(["--grid", "8.5,8,8"], "whole numbers")
-        self.assert_bad_input(["--delta", "1.5"], "--delta")
-        self.assert_bad_input(["--gamma", "2"], "delta * gamma^2 < 1")
-        self.assert_bad_input(["--sigma-eps", "0"], "--sigma-eps")
-        self.assert_bad_input(["--policy", "greedy"], "--policy")
-        self.assert_bad_input(["--quad-nodes", "0"], "--quad-nodes")
-        self.assert_bad_input(["--sigma-range", "-1,2"], "--sigma-range")
-        self.assert_bad_input(["--x-range", "3,1"], "--x-range")
-        self.assert_bad_input(["--omega", "0"], "omega")
-        self.assert_bad_input(["--tol", "-1"], "--tol")
+        self.assert_rejected(["--grid", "1,4,4"], "at least 2 nodes")
+        self.assert_rejected(["--grid", "-5,4,4"], "at least 2 nodes")
+        self.assert_rejected(["--grid", "8,8"], "--grid expects 3")
+        self.assert_rejected(["--grid", "a,b,c"], "--grid expects 3")
+        self.assert_rejected(["--grid", "8.5,8,8"], "whole numbers")
+        self.assert_rejected(["--delta", "1.5"], "--delta")
+        self.assert_rejected(["--gamma", "2"], "delta * gamma^2 < 1")
+        self.assert_rejected(["--sigma-eps", "0"], "--sigma-eps")
+        self.assert_rejected(["--policy", "greedy"], "--policy")
+        self.assert_rejected(["--quad-nodes", "0"], "--quad-nodes")
+        self.assert_rejected(["--sigma-range", "-1,2"], "--sigma-range")
+        self.assert_rejected(["--x-range", "3,1"], "--x-range")
+        self.assert_rejected(["--omega", "0"], "omega")
+        self.assert_rejected(["--tol", "-1"], "--tol")
 
     def test_inert_run_report_and_arrays(self):
         with tempfile.TemporaryDirectory() as d:

@@ -2,29 +2,24 @@
 whose JSON report and .npy arrays are checked."""
 import json
 import os
-import subprocess
 import sys
+from pathlib import Path
 import tempfile
 import unittest
 
 import numpy as np
 
-EXE = sys.argv.pop(1)
-ENV = dict(os.environ, OMP_PROC_BIND="false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 SMALL = ["--agents", "2000", "--periods", "300", "--discard", "50", "--grid", "40,4",
          "--init-coeffs", "0.13,0.964,0.12,0.966", "--tol", "1e-5", "--quiet"]
 
 
 def parity(*args, timeout=300):
-    return subprocess.run([EXE, "krusell-smith", *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          stdin=subprocess.DEVNULL)
+    return run("krusell-smith", *args, timeout=timeout)
 
 
-class KrusellSmithCli(unittest.TestCase):
-    def assert_bad_input(self, result, message):
-        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
-        self.assertIn(message, result.stdout + result.stderr)
-
+class KrusellSmithCli(CliTestCase):
     def test_help(self):
         r = parity("--help")
         self.assertEqual(r.returncode, 0)

@@ -2,25 +2,20 @@
 good run of each whose JSON report carries the results a benchmark needs."""
 import json
 import os
-import subprocess
 import sys
+from pathlib import Path
 import tempfile
 import unittest
 
-EXE = sys.argv.pop(1)
-ENV = dict(os.environ, OMP_PROC_BIND="false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
-    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          stdin=subprocess.DEVNULL)
+    return run(*args, timeout=timeout)
 
 
-class SdeCli(unittest.TestCase):
-    def assert_bad_input(self, result, message):
-        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
-        self.assertIn(message, result.stdout + result.stderr)
-
+class SdeCli(CliTestCase):
     def test_bad_josephson_input(self):
         self.assert_bad_input(parity("josephson", "--paths", "-5"), "--paths")
         self.assert_bad_input(parity("josephson", "--gamma", "0"), "--gamma")
