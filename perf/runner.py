@@ -142,20 +142,23 @@ def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
 
 
 def roofline_fraction(summary: dict, bounds: dict | None, precision: str) -> dict:
-    """Achieved fraction of the copy-bandwidth and FMA-rate bounds, from the model's own
-    results.work_bytes / results.work_flops for the timed phases."""
+    """Achieved fraction of the copy-bandwidth and FMA-rate bounds. The model states its work in
+    results.work = {"bytes", "flops", "phase"}: the bytes moved and FLOPs done in that timed phase
+    (all phases if none is named)."""
     if not bounds:
         return {}
+    work = summary["results"].get("work") or {}
+    phase = work.get("phase")
+    t = summary.get("phases_median_s", {}).get(phase) if phase else summary["median_s"]
     out = {}
-    t = summary["median_s"]
-    work_bytes = lookup(summary["results"], "work_bytes")
-    work_flops = lookup(summary["results"], "work_flops")
-    if work_bytes and t > 0:
-        out["GBps"] = work_bytes / t * 1e-9
+    if not t or t <= 0:
+        return out
+    if work.get("bytes"):
+        out["GBps"] = work["bytes"] / t * 1e-9
         out["bandwidth_fraction"] = out["GBps"] / bounds["copy_GBps"]
-    if work_flops and t > 0:
+    if work.get("flops"):
         peak = bounds["fp32_GFLOPs"] if precision == "float" else bounds["fp64_GFLOPs"]
-        out["GFLOPs"] = work_flops / t * 1e-9
+        out["GFLOPs"] = work["flops"] / t * 1e-9
         out["flops_fraction"] = out["GFLOPs"] / peak
     return out
 
@@ -448,6 +451,8 @@ def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
     for entry in doc["results"]:
         if "compared" in entry:  # recomputed, so a rebuilt report uses the current metric
             entry["differences"] = differences(entry["compared"], reference)
+        for name, s in entry["backends"].items():
+            s["roofline"] = roofline_fraction(s, doc["backends"].get(name, {}).get("bounds"), entry["precision"])
     rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
     table = markdown_table(rows, backends, reference)

@@ -182,6 +182,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"K_mean", mean},
       {"K_std", sd},
       {"K_final_panel", r.K_path.back()},
+      {"work", {{"bytes", bytes}, {"phase", "panel"}}},  // for the comparison runner's roofline
       {"k_final_min", r.k_final_min},
       {"panel",
        {{"agent_periods", agent_periods},

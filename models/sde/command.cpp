@@ -21,7 +21,10 @@ constexpr double paper_josephson_srk2_flops = 79;  // Januszewski & Kostur (2010
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
 
-void add_rates(nlohmann::json& results, double steps_total, double seconds, double flops_per_step, double bytes_per_step) {
+// Rates, and the work of the timed integration phase for the comparison runner's roofline.
+void add_rates(nlohmann::json& results, double steps_total, std::string const& phase, double seconds,
+               double flops_per_step, double bytes_per_step) {
+  results["work"] = {{"flops", steps_total * flops_per_step}, {"bytes", steps_total * bytes_per_step}, {"phase", phase}};
   results["steps_total"] = steps_total;
   results["integrate_seconds"] = seconds;
   results["flops_per_step"] = flops_per_step;
@@ -144,7 +147,8 @@ class JosephsonCommand final : public cli::Command {
     out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
     out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not";
     double const steps_total = double(res.steps) * double(res.paths_total);
-    add_rates(out, steps_total, phase_seconds(r, "parity::josephson::integrate"), res.flops_per_step, res.bytes_per_step);
+    add_rates(out, steps_total, "parity::josephson::integrate", phase_seconds(r, "parity::josephson::integrate"),
+              res.flops_per_step, res.bytes_per_step);
     if (p.stepper == "srk2" && out.contains("steps_per_second"))
       out["gflops_paper_count"] = out["steps_per_second"].get<double>() * paper_josephson_srk2_flops * 1e-9;
 
@@ -287,8 +291,8 @@ class KuramotoCommand final : public cli::Command {
         std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
     out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not; "
                               "per oscillator step";
-    add_rates(out, double(k.steps_done) * p.oscillators, phase_seconds(r, "parity::kuramoto::integrate"),
-              res.flops_per_step, res.bytes_per_step);
+    add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
+              phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
     if (!context.output_dir.empty()) {
       auto const& dir = context.output_dir;
       report::write_npy(dir + "/t.npy", t, {t.size()});

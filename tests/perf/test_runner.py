@@ -46,20 +46,17 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(runner.series_of("josephson-2^14-float"), "josephson")
 
     def test_roofline_fraction(self):
-        s = summary(2.0, {"work_bytes": 4e9, "work_flops": 1e10})
-        f = runner.roofline_fraction(s, {"copy_GBps": 4.0, "fp32_GFLOPs": 10.0, "fp64_GFLOPs": 5.0}, "double")
+        bounds = {"copy_GBps": 4.0, "fp32_GFLOPs": 10.0, "fp64_GFLOPs": 5.0}
+        s = summary(2.0, {"work": {"bytes": 4e9, "flops": 1e10}})
+        f = runner.roofline_fraction(s, bounds, "double")
         self.assertAlmostEqual(f["GBps"], 2.0)
         self.assertAlmostEqual(f["bandwidth_fraction"], 0.5)
         self.assertAlmostEqual(f["flops_fraction"], 1.0)
-
-    def test_case_precision_and_command(self):
-        suite = {"model": "josephson", "precisions": ["double", "float"]}
-        case = {"name": "k", "args": ["-N", "8", "--precision", "float", "-q"], "command": "kuramoto"}
-        self.assertEqual(runner.case_precisions(suite, case), ["float"])
-        self.assertEqual(runner.case_command(case, "float"), ["kuramoto", "-N", "8", "--precision", "float", "-q"])
-        plain = {"name": "p", "args": ["--size", "tiny"], "command": "probe"}
-        self.assertEqual(runner.case_precisions(suite, plain), ["double", "float"])
-        self.assertEqual(runner.case_command(plain, "double"), ["probe", "--size", "tiny", "--precision", "double", "--quiet"])
+        # Work stated for one phase is divided by that phase's time, not the total.
+        s = summary(2.0, {"work": {"bytes": 4e9, "phase": "panel"}})
+        s["phases_median_s"] = {"panel": 0.5, "policy": 1.5}
+        self.assertAlmostEqual(runner.roofline_fraction(s, bounds, "float")["GBps"], 8.0)
+        self.assertEqual(runner.roofline_fraction(summary(1.0), bounds, "float"), {})
 
     def test_bad_exe_spec(self):
         with self.assertRaises(Exception):
