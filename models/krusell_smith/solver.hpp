@@ -104,6 +104,27 @@ KOKKOS_INLINE_FUNCTION Real policy_at(Axis const& axk, Axis const& axK, G const&
   return cubic ? interp::catmull_rom(axk, axK, plane, k, K) : interp::bilinear(axk, axK, plane, k, K);
 }
 
+// The Euler equation's right-hand side without beta: E[(1 - delta + r') u'(c')] for an agent in
+// state s who saves kp when aggregate capital is K. next_policy(sn, Kn) is next period's saving
+// in state sn; callers differ only in how they read it off the policy.
+template <class Real, class NextPolicy>
+KOKKOS_INLINE_FUNCTION Real expected_marginal_return(Model<Real> const& m, int s, Real K, Real kp,
+                                                     NextPolicy const& next_policy) {
+  Real const Kn = next_K(m, s / 2, K);
+  Real rhs = 0;
+  for (int zn = 0; zn < 2; ++zn) {
+    auto const prn = prices(m.alpha, m.l_bar, m.mu, m.z[zn], m.u[zn], Kn);
+    Real const R = 1 - m.delta + prn.r;
+    for (int en = 0; en < 2; ++en) {
+      int const sn = 2 * zn + en;
+      Real cn = income(prn, m.delta, m.l_bar, m.mu, en, kp) - next_policy(sn, Kn);
+      cn = cn > Real(1e-10) ? cn : Real(1e-10);
+      rhs += m.P[s][sn] * R * marginal_utility(cn, m.gamma);
+    }
+  }
+  return rhs;
+}
+
 // One Euler-equation (endogenous grid) update of the policy; returns max |g_new - g|.
 // Kernel 1, one thread per (state, k' node, K node): the Euler equation gives today's consumption
 // for savings k' = node i, hence the capital k_endo that chooses it. Kernel 2, one thread per
@@ -119,20 +140,10 @@ Real euler_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
       KOKKOS_LAMBDA(int s, int i, int j) {
         int const z = s / 2, e = s % 2;
         Real const K = axK.node(j);
-        Real const Kn = next_K(m, z, K);
         Real const kp = axk.node(i);
-        Real rhs = 0;
-        for (int zn = 0; zn < 2; ++zn) {
-          auto const prn = prices(m.alpha, m.l_bar, m.mu, m.z[zn], m.u[zn], Kn);
-          Real const R = 1 - m.delta + prn.r;
-          for (int en = 0; en < 2; ++en) {
-            int const sn = 2 * zn + en;
-            Real const gn = policy_at_node(axK, g, sn, i, Kn, cubic);
-            Real cn = income(prn, m.delta, m.l_bar, m.mu, en, kp) - gn;
-            cn = cn > Real(1e-10) ? cn : Real(1e-10);
-            rhs += m.P[s][sn] * R * marginal_utility(cn, m.gamma);
-          }
-        }
+        // Savings kp are node i, so next period's policy is read along the K axis only.
+        Real const rhs = expected_marginal_return(
+            m, s, K, kp, [&](int sn, Real Kn) { return policy_at_node(axK, g, sn, i, Kn, cubic); });
         Real const c = inverse_marginal_utility(m.beta * rhs, m.gamma);
         auto const pr = prices(m.alpha, m.l_bar, m.mu, m.z[z], m.u[z], K);
         Real const labour = income(pr, m.delta, m.l_bar, m.mu, e, Real(0));
@@ -187,20 +198,10 @@ void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
         Real kp = policy_at(axk, axK, g, s, k, K, cubic);
         kp = kp > m.k_min ? kp : m.k_min;
         Real const c = income(pr, m.delta, m.l_bar, m.mu, e, k) - kp;
-        Real const Kn = next_K(m, z, K);
-        Real rhs = 0;
-        for (int zn = 0; zn < 2; ++zn) {
-          auto const prn = prices(m.alpha, m.l_bar, m.mu, m.z[zn], m.u[zn], Kn);
-          Real const R = 1 - m.delta + prn.r;
-          for (int en = 0; en < 2; ++en) {
-            int const sn = 2 * zn + en;
-            Real kpp = policy_at(axk, axK, g, sn, kp, Kn, cubic);
-            kpp = kpp > m.k_min ? kpp : m.k_min;
-            Real cn = income(prn, m.delta, m.l_bar, m.mu, en, kp) - kpp;
-            cn = cn > Real(1e-10) ? cn : Real(1e-10);
-            rhs += m.P[s][sn] * R * marginal_utility(cn, m.gamma);
-          }
-        }
+        Real const rhs = expected_marginal_return(m, s, K, kp, [&](int sn, Real Kn) {
+          Real const kpp = policy_at(axk, axK, g, sn, kp, Kn, cubic);
+          return kpp > m.k_min ? kpp : m.k_min;
+        });
         Real const c_euler = inverse_marginal_utility(m.beta * rhs, m.gamma);
         double err = c > 0 ? double(1 - c_euler / c) : 1.0;
         bool const constrained = kp <= m.k_min;
