@@ -60,6 +60,11 @@ BackendInfo describe_backend() {
                         "." + std::to_string(KOKKOS_VERSION % 100);
   info.concurrency = Exec().concurrency();
   info.compiler = kernel_compiler();
+#if defined(PARITY_KERNEL_FLAGS)
+  info.compiler_flags = PARITY_KERNEL_FLAGS;
+  info.kokkos_arch = PARITY_KOKKOS_ARCH;
+  info.kokkos_options = PARITY_KOKKOS_OPTIONS;
+#endif
 #if defined(NDEBUG)
   info.build_type = "optimized";
 #else

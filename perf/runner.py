@@ -59,8 +59,9 @@ def parse_exe(spec: str) -> dict:
 def load_suite(path: str) -> dict:
     """A suite: {"name" (default: the file name), "model" (the command), "precisions", "repetitions",
     "warmup", "compare": [dotted keys of the report], "cases": [{"name", "args", "size",
-    "command" (overrides model), "skip": [backends]}]}. A case whose args name --precision runs in
-    that precision only."""
+    "command" (overrides model), "skip": {backend: reason} (or a list of backends)}]}. A case whose
+    args name --precision runs in that precision only. A skipped backend is recorded with its
+    reason (e.g. a serial run that would take hours), so the table says why a cell is empty."""
     with open(path) as f:
         suite = json.load(f)
     suite.setdefault("name", Path(path).stem)
@@ -75,7 +76,11 @@ def load_suite(path: str) -> dict:
         if "name" not in case or "args" not in case:
             raise ValueError(f"suite {path}: every case needs 'name' and 'args'")
         case.setdefault("size", None)
-        case.setdefault("skip", [])
+        skip = case.setdefault("skip", {})
+        if isinstance(skip, list):
+            case["skip"] = {b: "skipped by the suite" for b in skip}
+        elif not isinstance(skip, dict):
+            raise ValueError(f"suite {path}: case {case['name']}: 'skip' must map backends to reasons")
         case.setdefault("command", suite["model"])
     return suite
 
@@ -223,7 +228,7 @@ def build_rows(results: list[dict], reference: str) -> list[dict]:
     return rows
 
 
-def markdown_table(rows: list[dict], backends: list[str], reference: str) -> str:
+def markdown_table(rows: list[dict], backends: list[str], reference: str, results: list[dict] | None = None) -> str:
     others = [b for b in backends if b != reference]
     head = ["suite", "case", "precision"] + [f"{b} [s]" for b in backends] + [f"{b}/{reference}" for b in others]
     head += [f"max rel diff {b}" for b in others] + ["roofline"]
@@ -248,6 +253,9 @@ def markdown_table(rows: list[dict], backends: list[str], reference: str) -> str
             roof.append(f"{100 * ref['flops_fraction']:.0f}% FLOP")
         cells.append(", ".join(roof) or "—")
         lines.append("| " + " | ".join(cells) + " |")
+    notes = sorted({f"{b}: {why}" for r in results for b, why in r.get("skipped", {}).items()} if results else set())
+    if notes:
+        lines += ["", "Not run (—): " + "; ".join(notes) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -408,11 +416,14 @@ def main(argv=None) -> int:
                 continue
             for precision in case_precisions(suite, case):
                 entry = {"suite": suite["name"], "case": case["name"], "size": case["size"], "precision": precision,
-                         "args": case["args"], "backends": {}, "differences": {}, "failures": {}}
+                         "args": case["args"], "backends": {}, "differences": {}, "failures": {}, "skipped": {}}
                 compared = {}
                 for exe in args.exe:
-                    if exe["name"] in case["skip"] or any(
-                            c in case["name"] and b == exe["name"] for c, b in (x.split(":", 1) for x in args.skip_backend)):
+                    if exe["name"] in case["skip"]:
+                        entry["skipped"][exe["name"]] = case["skip"][exe["name"]]
+                        continue
+                    if any(c in case["name"] and b == exe["name"] for c, b in (x.split(":", 1) for x in args.skip_backend)):
+                        entry["skipped"][exe["name"]] = "skipped on the command line (--skip-backend)"
                         continue
                     cmd = case_command(case, precision)
                     try:
@@ -455,13 +466,14 @@ def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
             s["roofline"] = roofline_fraction(s, doc["backends"].get(name, {}).get("bounds"), entry["precision"])
     rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
-    table = markdown_table(rows, backends, reference)
+    table = markdown_table(rows, backends, reference, doc["results"])
     commits = sorted({v.get("parity", {}).get("commit", "?") for v in doc["backends"].values()})
     header = (f"Runner commit {doc['commit']}; executables built from {', '.join(commits)}; {doc['date']}. "
               f"Reference backend: {reference}. "
               f"Times: {doc['timed']}. Host environment: {HOST_ENV}.\n\n")
     devices = "".join(f"- {b}: {v.get('device_name')} ({v.get('execution_space')}, concurrency {v.get('concurrency')}, "
-                      f"Kokkos {v.get('kokkos_version')}, {v.get('kernel_compiler')})\n" for b, v in doc["backends"].items())
+                      f"Kokkos {v.get('kokkos_version')} arch {v.get('kokkos_arch') or 'generic'}, {v.get('kernel_compiler')} "
+                      f"{v.get('kernel_flags', '')})\n" for b, v in doc["backends"].items())
     (out / "table.md").write_text(header + devices + "\n" + table)
     print(table)
     try:

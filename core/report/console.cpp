@@ -35,7 +35,11 @@ std::string describe(run::BackendInfo const& b) {
     out += fmt::format("device memory     {:.1f} GiB\n", double(b.device_memory_bytes) / double(1ull << 30));
   if (!b.thread_binding.empty()) out += fmt::format("thread binding    {}\n", b.thread_binding);
   out += fmt::format("kernel compiler   {}\n", b.compiler);
+  if (!b.compiler_flags.empty()) out += fmt::format("kernel flags      {}\n", b.compiler_flags);
+  out += fmt::format("Kokkos arch       {}\n", b.kokkos_arch.empty() ? "(none: generic)" : b.kokkos_arch);
+  if (!b.kokkos_options.empty()) out += fmt::format("Kokkos options    {}\n", b.kokkos_options);
   out += fmt::format("host compiler     {}\n", build.host_compiler);
+  out += fmt::format("host flags        {}\n", build.host_flags);
   out += fmt::format("build type        {}\n", build.build_type);
   out += fmt::format("precision         float: {}, double: {}\n", b.supports_float ? "yes" : "no",
                      b.supports_double ? "yes" : "no");

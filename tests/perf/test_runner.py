@@ -103,6 +103,23 @@ class EndToEnd(unittest.TestCase):
             self.assertEqual(doc["failures"], ["bad/bad/double/one"])
             self.assertIn("one", doc["results"][0]["failures"])
 
+    def test_skipped_backend_says_why(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = Path(d, "skip.json")
+            suite.write_text(json.dumps({"name": "skip", "model": "probe", "repetitions": 1, "warmup": 0, "cases": [
+                {"name": "tiny", "args": ["--size", "tiny"], "skip": {"one": "would take an hour"}}]}))
+            rc = runner.main(["--suite", str(suite), "--exe", f"one={EXE},threads=1", "--exe", f"two={EXE},threads=1",
+                              "--out", d, "--probe", "none"])
+            self.assertEqual(rc, 0)
+            doc = json.loads(Path(d, "results.json").read_text())
+            self.assertEqual(set(doc["results"][0]["backends"]), {"two"})
+            self.assertEqual(doc["results"][0]["skipped"], {"one": "would take an hour"})
+            self.assertIn("one: would take an hour", Path(d, "table.md").read_text())
+        with self.assertRaises(ValueError):
+            bad = Path(tempfile.mkdtemp(), "bad.json")
+            bad.write_text(json.dumps({"model": "probe", "cases": [{"name": "x", "args": [], "skip": "serial"}]}))
+            runner.load_suite(str(bad))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,9 @@ struct BackendInfo {
   std::string host_name;        // host CPU model (also for GPU backends)
   std::size_t device_memory_bytes = 0;
   std::string compiler;         // compiler of the kernels
+  std::string compiler_flags;   // flags of the kernels' translation units (CMake's, not Kokkos' own)
+  std::string kokkos_arch;      // Kokkos_ARCH the Kokkos was built for (empty: none, i.e. generic)
+  std::string kokkos_options;   // Kokkos' compile options passed to every kernel translation unit
   std::string build_type;
   std::string thread_binding;   // OMP_PROC_BIND / OMP_PLACES as seen, for host backends
   bool supports_float = true;
