@@ -44,6 +44,7 @@ struct Options {
   std::string K_range = "30,50";
   std::string init_coeffs;  // "b0g,b1g,b0b,b1b" or a file holding that line (coeffs.txt)
   std::string interp = "catmull-rom";
+  std::string panel_launch = "graph";
 };
 
 // Fills the parameter struct from the option strings; throws InvalidInput on bad text.
@@ -68,6 +69,7 @@ Params resolve(Options const& o) {
     for (int q = 0; q < 4; ++q) p.init_coeffs[q] = b[q];
   }
   p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
+  p.panel_launch = o.panel_launch == "kernels" ? PanelLaunch::kernels : PanelLaunch::graph;
   validate(p);
   return p;
 }
@@ -103,6 +105,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"initial_capital", p.initial_capital},
           {"seed", p.seed},
           {"interp", to_string(p.interp)},
+          {"panel_launch", to_string(p.panel_launch)},
           {"init_coeffs", p.init_coeffs},
           {"damping", p.damping},
           {"tol", p.tol},
@@ -215,6 +218,11 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--interp", o_.interp, "Interpolation of the policy: catmull-rom (bicubic) or bilinear")
         ->check(CLI::IsMember({"catmull-rom", "bilinear"}))
+        ->capture_default_str();
+    sub.add_option("--panel-launch", o_.panel_launch,
+                   "Panel kernels per period recorded once as a Kokkos graph (one launch per simulation) or "
+                   "launched one by one; the results are identical")
+        ->check(CLI::IsMember({"graph", "kernels"}))
         ->capture_default_str();
     sub.add_option("--seed", p.seed, "Seed of the Philox streams (aggregate and employment shocks)")
         ->capture_default_str();

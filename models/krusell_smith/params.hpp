@@ -13,6 +13,9 @@
 namespace parity::krusell_smith {
 
 enum class Interp { catmull_rom, bilinear };
+// How the panel's per-period kernels are launched: recorded once as a Kokkos graph and launched
+// as one (default), or one by one (to measure what the graph saves).
+enum class PanelLaunch { graph, kernels };
 
 struct Params {
   // Preferences and technology (Den Haan, Judd & Juillard 2010).
@@ -48,6 +51,7 @@ struct Params {
   double initial_capital = 40.0;  // every agent's capital in period 0
   std::uint64_t seed = 20100101;
   Interp interp = Interp::catmull_rom;
+  PanelLaunch panel_launch = PanelLaunch::graph;
 
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> init_coeffs = {0.0, 1.0, 0.0, 1.0};
@@ -57,6 +61,7 @@ struct Params {
 };
 
 inline std::string to_string(Interp m) { return m == Interp::catmull_rom ? "catmull-rom" : "bilinear"; }
+inline std::string to_string(PanelLaunch m) { return m == PanelLaunch::graph ? "graph" : "kernels"; }
 
 inline void validate(Params const& p) {
   auto finite = [](double x) { return std::isfinite(x); };

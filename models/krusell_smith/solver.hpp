@@ -23,6 +23,7 @@
 // in k only: for tensor-product schemes (bilinear, bicubic Catmull-Rom) this is exactly the 2-D
 // interpolant, at a quarter of the memory traffic per agent.
 #include <Kokkos_Core.hpp>
+#include <Kokkos_Graph.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 #include <array>
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -413,60 +415,148 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
   return h;
 }
 
-// Panel simulation for T periods from every agent at initial_capital; returns K_0..K_T (the
-// cross-sectional means) on the device. Per period: a K-slice of g at (K_t, z_t) (2 x nk values),
+// Panel simulation for T periods from every agent at initial_capital, giving K_0..K_T (the
+// cross-sectional means) on the device. Per period: a K-slice of g at (K_t, z_t) (2 x nk cubics),
 // then one pass over the agents with the mean fused in as a reduction.
-template <class ExecSpace, class Real, class Axis, class G, class Mem>
-Kokkos::View<double*, Mem> simulate_panel(ExecSpace const& space, Params const& p, Axis const& axk, Axis const& axK,
-                                          G const& g, Employment<Mem> const& emp, std::vector<std::int32_t> const& z,
-                                          Kokkos::View<Real*, Mem> const& k) {
-  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-  long const N = p.agents, nwords = emp.nwords;
-  int const T = p.periods, nk = axk.size();
-  bool const cubic = p.interp == Interp::catmull_rom;
-  Real const k_min = Real(p.k_min);
-  double const invN = 1.0 / double(N);
-  auto words = emp.words;
-  Kokkos::View<double*, Mem> K_path("parity::krusell_smith::K_path", T + 1);
-  Kokkos::View<double, Mem> sum("parity::krusell_smith::capital_sum");
-  Kokkos::View<Real***, Mem> coef("parity::krusell_smith::policy_slice", 2, nk - 1, 4);
-  Kokkos::deep_copy(space, k, Real(p.initial_capital));
-  Kokkos::deep_copy(space, sum, double(p.initial_capital) * double(N));
-  for (int t = 0; t < T; ++t) {
-    int const zt = z[t];
-    // Per k cell, the cubic in t = (k - k_i)/(k_{i+1} - k_i) that the interpolant (Catmull-Rom in
-    // k of the K-interpolated node values, or linear) equals on that cell.
-    Kokkos::parallel_for(
-        "parity::krusell_smith::policy_slice",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {2, nk - 1}), KOKKOS_LAMBDA(int e, int i) {
-          double const Kt = sum() * invN;
-          if (e == 0 && i == 0) K_path(t) = Kt;
-          kernels::NodeValues<Axis, G, Real> const v{axK, g, 2 * zt + e, Real(Kt), cubic};
-          Real const x0 = axk.node(i), h = axk.node(i + 1) - x0;
-          auto at = [&](Real x) { return cubic ? interp::catmull_rom(axk, v, x) : interp::linear(axk, v, x); };
-          Real a[4];
-          kernels::cubic_through(v(i), at(x0 + h / 3), at(x0 + 2 * h / 3), v(i + 1), a);
-          for (int q = 0; q < 4; ++q) coef(e, i, q) = a[q];
-        });
-    long const offset = long(t) * nwords;
-    Kokkos::parallel_reduce(
-        "parity::krusell_smith::panel_step", Range(space, 0, N),
-        KOKKOS_LAMBDA(std::int64_t i, double& acc) {
-          int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
-          auto const pos = axk.locate(k(i));
-          Real const tt = pos.t;
-          Real kp = coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
-          kp = kp > k_min ? kp : k_min;
-          k(i) = kp;
-          acc += double(kp);
-        },
-        sum);
+//
+// The 2T + 1 kernels are the same every outer iteration (only g's values change), so by default
+// they are recorded once as a Kokkos graph and the whole simulation is one graph launch (on CUDA a
+// CUDA graph: no per-kernel launch latency, which dominates below ~10^6 agents; on host backends
+// the nodes run in order as plain kernels). `--panel-launch kernels` launches them one by one.
+namespace kernels {
+
+// Cubic coefficients, per employment state e and k cell i, of the policy interpolated at K_t.
+template <class Axis, class G, class Real, class Mem>
+struct PolicySlice {
+  Axis axk, axK;
+  G g;
+  Kokkos::View<Real***, Mem> coef;
+  Kokkos::View<double, Mem> sum;
+  Kokkos::View<double*, Mem> K_path;
+  double invN;
+  int t, zt;
+  bool cubic;
+  KOKKOS_FUNCTION void operator()(int e, int i) const {
+    double const Kt = sum() * invN;
+    if (e == 0 && i == 0) K_path(t) = Kt;
+    NodeValues<Axis, G, Real> const v{axK, g, 2 * zt + e, Real(Kt), cubic};
+    Real const x0 = axk.node(i), h = axk.node(i + 1) - x0;
+    auto at = [&](Real x) { return cubic ? interp::catmull_rom(axk, v, x) : interp::linear(axk, v, x); };
+    Real a[4];
+    cubic_through(v(i), at(x0 + h / 3), at(x0 + 2 * h / 3), v(i + 1), a);
+    for (int q = 0; q < 4; ++q) coef(e, i, q) = a[q];
   }
-  Kokkos::parallel_for(
-      "parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
-      KOKKOS_LAMBDA(int) { K_path(T) = sum() * invN; });
-  return K_path;
-}
+};
+
+// One period for every agent: k' from its cell's cubic, the sum of k' reduced.
+template <class Axis, class Real, class Mem>
+struct PanelStep {
+  Axis axk;
+  Kokkos::View<std::uint32_t*, Mem> words;
+  Kokkos::View<Real***, Mem> coef;
+  Kokkos::View<Real*, Mem> k;
+  long offset;
+  Real k_min;
+  KOKKOS_FUNCTION void operator()(std::int64_t i, double& acc) const {
+    int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
+    auto const pos = axk.locate(k(i));
+    Real const tt = pos.t;
+    Real kp = coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
+    kp = kp > k_min ? kp : k_min;
+    k(i) = kp;
+    acc += double(kp);
+  }
+};
+
+template <class Mem>
+struct LastMean {
+  Kokkos::View<double, Mem> sum;
+  Kokkos::View<double*, Mem> K_path;
+  double invN;
+  int T;
+  KOKKOS_FUNCTION void operator()(int) const { K_path(T) = sum() * invN; }
+};
+
+}  // namespace kernels
+
+template <class ExecSpace, class Real, class Axis>
+class PanelSimulation {
+ public:
+  using Mem = typename ExecSpace::memory_space;
+  using G = Kokkos::View<Real***, Mem>;
+
+  PanelSimulation(ExecSpace const& space, Params const& p, Axis const& axk, Axis const& axK, Employment<Mem> const& emp,
+                  std::vector<std::int32_t> const& z, Kokkos::View<Real*, Mem> const& k)
+      : space_(space),
+        N_(p.agents),
+        T_(p.periods),
+        initial_capital_(p.initial_capital),
+        g_("parity::krusell_smith::policy_for_panel", 4, axk.size(), axK.size()),
+        coef_("parity::krusell_smith::policy_slice", 2, axk.size() - 1, 4),
+        sum_("parity::krusell_smith::capital_sum"),
+        K_path_("parity::krusell_smith::K_path", p.periods + 1),
+        k_(k) {
+    using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+    using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+    int const nk = axk.size();
+    double const invN = 1.0 / double(N_);
+    bool const cubic = p.interp == Interp::catmull_rom;
+    slices_.reserve(T_);
+    steps_.reserve(T_);
+    for (int t = 0; t < T_; ++t) {
+      slices_.push_back({axk, axK, g_, coef_, sum_, K_path_, invN, t, z[t], cubic});
+      steps_.push_back({axk, emp.words, coef_, k_, long(t) * emp.nwords, Real(p.k_min)});
+    }
+    last_ = {sum_, K_path_, invN, T_};
+    if (p.panel_launch == PanelLaunch::graph) {
+      graph_ = Kokkos::Experimental::create_graph<ExecSpace>([&](auto root) {
+        auto node = root;
+        for (int t = 0; t < T_; ++t) {
+          node = node.then_parallel_for("parity::krusell_smith::policy_slice", SliceRange(space_, {0, 0}, {2, nk - 1}),
+                                        slices_[t]);
+          node = node.then_parallel_reduce("parity::krusell_smith::panel_step", Range(space_, 0, N_), steps_[t], sum_);
+        }
+        node.then_parallel_for("parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
+      });
+      graph_->instantiate();  // here, so the first simulation's time is the launch alone
+    }
+  }
+
+  // Simulates the panel under policy g; returns K_0..K_T on the device (valid once space fences).
+  Kokkos::View<double*, Mem> run(G const& g) {
+    using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+    using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+    Kokkos::deep_copy(space_, g_, g);
+    Kokkos::deep_copy(space_, k_, Real(initial_capital_));
+    Kokkos::deep_copy(space_, sum_, double(initial_capital_) * double(N_));
+    if (graph_) {
+      graph_->submit(space_);
+    } else {
+      int const nk = int(coef_.extent(1)) + 1;
+      for (int t = 0; t < T_; ++t) {
+        Kokkos::parallel_for("parity::krusell_smith::policy_slice", SliceRange(space_, {0, 0}, {2, nk - 1}), slices_[t]);
+        Kokkos::parallel_reduce("parity::krusell_smith::panel_step", Range(space_, 0, N_), steps_[t], sum_);
+      }
+      Kokkos::parallel_for("parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
+    }
+    return K_path_;
+  }
+
+ private:
+  ExecSpace space_;
+  long N_;
+  int T_;
+  double initial_capital_;
+  G g_;
+  Kokkos::View<Real***, Mem> coef_;
+  Kokkos::View<double, Mem> sum_;
+  Kokkos::View<double*, Mem> K_path_;
+  Kokkos::View<Real*, Mem> k_;
+  std::vector<kernels::PolicySlice<Axis, G, Real, Mem>> slices_;
+  std::vector<kernels::PanelStep<Axis, Real, Mem>> steps_;
+  kernels::LastMean<Mem> last_;
+  std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph_;
+};
 
 // OLS of ln K_{t+1} on ln K_t over t in [discard, T) for each aggregate state.
 struct Regression {
@@ -555,6 +645,10 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
 
   Kokkos::View<Real*, Mem> k_agents(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital"),
                                     p.agents);
+  auto panel = [&] {
+    timing::ScopedPhase phase(space, phases, "panel_setup");
+    return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents);
+  }();
   std::array<double, 4> b = p.init_coeffs;
   std::vector<double> K_host;
   Regression reg;
@@ -578,7 +672,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     res.policy_iterations_last = policy_it;
     {
       timing::ScopedPhase phase(space, phases, "panel");
-      auto K_dev = simulate_panel<ExecutionSpace, Real>(space, p, axk, axK, g, emp, z, k_agents);
+      auto K_dev = panel.run(g);
       auto K_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), K_dev);
       K_host.assign(K_h.data(), K_h.data() + K_h.size());
     }
