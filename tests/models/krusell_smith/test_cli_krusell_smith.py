@@ -32,6 +32,7 @@ class KrusellSmithCli(CliTestCase):
         self.assert_bad_input(parity("--grid", "-3,4"), "--grid")
         self.assert_bad_input(parity("--grid", "ten,4"), "--grid")
         self.assert_bad_input(parity("--interp", "spline"), "--interp")
+        self.assert_bad_input(parity("--panel-launch", "stream"), "--panel-launch")
         self.assert_bad_input(parity("--beta", "1.2"), "--beta")
         self.assert_bad_input(parity("--discard", "2000"), "--discard")
         self.assert_bad_input(parity("--init-coeffs", "1,2,3"), "--init-coeffs")
