@@ -510,7 +510,7 @@ class PanelSimulation {
     last_ = {sum_, K_path_, invN, T_};
     if (p.panel_launch == PanelLaunch::graph) {
       graph_ = Kokkos::Experimental::create_graph<ExecSpace>([&](auto root) {
-        auto node = root;
+        Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;  // type-erased: reassigned below
         for (int t = 0; t < T_; ++t) {
           node = node.then_parallel_for("parity::krusell_smith::policy_slice", SliceRange(space_, {0, 0}, {2, nk - 1}),
                                         slices_[t]);
