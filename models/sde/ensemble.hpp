@@ -17,6 +17,7 @@
 // per-path state leaves the device; the host copies only the reduced arrays at the end.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -177,6 +178,10 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
 }
 
 // Advances every path from step0 by nsteps; accumulates time averages over steps > average_from.
+// Noise: when whole Philox blocks fall on whole steps (step0 * noise_dim a multiple of the normals
+// per block, nsteps a multiple of the steps per block), each block is drawn once and consumed by an
+// unrolled run of steps (no dynamically indexed buffer); otherwise a NormalCursor. Both give
+// normal number step * noise_dim + q of stream g for component q.
 template <Stepper S, class ExecSpace, class System>
 void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
              typename System::real_type dt, long step0, int nsteps, long average_from,
@@ -185,8 +190,13 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
              Kokkos::View<double**, typename ExecSpace::memory_space> const& acc) {
   using Real = typename System::real_type;
   constexpr int dim = System::dim, nd = System::noise_dim;
+  constexpr int per_block = normals_per_block<Real>;
+  constexpr int steps_per_block = per_block % nd == 0 ? per_block / nd : 0;
   int const total = sweep.size() * paths;
   Real const sqrt_dt = Kokkos::sqrt(dt);
+  // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
+  int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
+  bool const blocked = steps_per_block > 0 && (std::uint64_t(step0) * nd) % per_block == 0 && nsteps % steps_per_block == 0;
   Kokkos::parallel_for(
       "parity::sde::advance", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
         System s = base;
@@ -196,16 +206,15 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         int w = wind(g);
         Real L = 0;
         if constexpr (System::wrapped >= 0) L = s.period();
-        NormalCursor<Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
+        Tick t = tick_at(s, step0);
         int const w0 = w;
         Real sum[dim];
         for (int k = 0; k < dim; ++k) sum[k] = 0;
-        int counted = 0;
-        for (int j = 0; j < nsteps; ++j) {
-          long const step = step0 + j;
-          Noise<System> dW;
-          for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
-          step_once<S>(s, step, dt, st, dW);
+        long wsum = 0;  // sum of (w - w0) over the averaged steps
+        int j = 0;
+        auto one_step = [&](Noise<System> const& dW) {
+          step_once<S>(s, t, dt, st, dW);
+          t = t.next();
           if constexpr (System::wrapped >= 0) {
             int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
             Real& y = st[wc];
@@ -215,18 +224,38 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
               w += int(n);
             }
           }
-          if (step + 1 > average_from) {
-            ++counted;
+          if (j >= first_avg) {
             for (int k = 0; k < dim; ++k) sum[k] += st[k];
-            // Unwrapped relative to the launch's start (small numbers, no float cancellation).
-            if constexpr (System::wrapped >= 0) sum[int(System::wrapped)] += L * Real(w - w0);
+            wsum += w - w0;  // unwrapped relative to the launch's start: no float cancellation
+          }
+          ++j;
+        };
+        if (blocked) {
+          std::uint64_t block = std::uint64_t(step0) * nd / per_block;
+          for (int jb = 0; jb < nsteps; jb += steps_per_block, ++block) {
+            Real z[per_block];
+            normal_block(seed, std::uint64_t(g), block, z);
+            for (int u = 0; u < (steps_per_block > 0 ? steps_per_block : 1); ++u) {
+              Noise<System> dW;
+              for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z[u * nd + q];
+              one_step(dW);
+            }
+          }
+        } else {
+          NormalCursor<Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
+          for (int jj = 0; jj < nsteps; ++jj) {
+            Noise<System> dW;
+            for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
+            one_step(dW);
           }
         }
         for (int k = 0; k < dim; ++k) x(g, k) = st[k];
         wind(g) = w;
+        int const counted = nsteps - first_avg;
         if (counted > 0) {
           for (int k = 0; k < dim; ++k) acc(g, k) += double(sum[k]);
-          if constexpr (System::wrapped >= 0) acc(g, int(System::wrapped)) += double(L) * double(w0) * counted;
+          if constexpr (System::wrapped >= 0)
+            acc(g, int(System::wrapped)) += double(L) * (double(w0) * counted + double(wsum));
         }
       });
 }

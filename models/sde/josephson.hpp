@@ -3,11 +3,14 @@
 // Januszewski & Kostur (2010):
 //   x'' + gamma x' = -V'(x) + a cos(omega t) + f + sqrt(2 gamma D) xi(t),  V(x) = sin(2 pi x),
 // as the first-order system dx = v dt, dv = (-gamma v - 2 pi cos(2 pi x) + a cos(omega t) + f) dt
-// + sqrt(2 gamma D) dW. The time step is the drive period over steps_per_period, and the drive
-// phase is computed from the step count modulo steps_per_period (exact for any run length).
+// + sqrt(2 gamma D) dW. The time step is the drive period over steps_per_period; the drive
+// cos(omega t) at step phase k of the period is read from a table of cos(2 pi k / steps_per_period)
+// (computed once in double, `drive_table`, device memory the caller owns) or, without a table,
+// evaluated; cos(2 pi x) by sincos_2pi on x in [0, 1) (the integrator keeps x reduced).
 #include <Kokkos_Core.hpp>
 
 #include "models/sde/stepper.hpp"
+#include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
 
 namespace parity::sde {
@@ -23,13 +26,16 @@ struct JosephsonSystem {
   Real gamma = Real(0.9), a = Real(4.2), f = Real(0.1), D = Real(0.001);
   int steps_per_period = 100;
   Real noise_amp = 0;  // sqrt(2 gamma D), kept in step with gamma and D by update()
-  Real phase_per_step = 0;
+  Real const* drive_table = nullptr;  // [steps_per_period] cos(2 pi k / steps_per_period), or null
 
   KOKKOS_INLINE_FUNCTION void update() {
     noise_amp = Kokkos::sqrt(Real(2) * gamma * D);
-    phase_per_step = Real(2) * Kokkos::numbers::pi_v<Real> / Real(steps_per_period);
   }
   KOKKOS_INLINE_FUNCTION Real period() const { return Real(1); }
+  KOKKOS_INLINE_FUNCTION int period_steps() const { return steps_per_period; }
+  KOKKOS_INLINE_FUNCTION Real drive(int phase) const {
+    return drive_table ? drive_table[phase] : cos_2pi(Real(phase) / Real(steps_per_period));
+  }
   KOKKOS_INLINE_FUNCTION void set(int field, double value) {
     if (field == gamma_field) gamma = Real(value);
     if (field == a_field) a = Real(value);
@@ -37,13 +43,12 @@ struct JosephsonSystem {
     if (field == D_field) D = Real(value);
     update();
   }
-  KOKKOS_INLINE_FUNCTION void drift(long step, State<JosephsonSystem> const& s, State<JosephsonSystem>& out) const {
+  KOKKOS_INLINE_FUNCTION void drift(Tick const& t, State<JosephsonSystem> const& s, State<JosephsonSystem>& out) const {
     Real const two_pi = Real(2) * Kokkos::numbers::pi_v<Real>;
-    Real const phase = phase_per_step * Real(int(step % steps_per_period));
     out[0] = s[1];
-    out[1] = -gamma * s[1] - two_pi * Kokkos::cos(two_pi * s[0]) + a * Kokkos::cos(phase) + f;
+    out[1] = -gamma * s[1] - two_pi * cos_2pi(s[0]) + a * drive(t.phase) + f;
   }
-  KOKKOS_INLINE_FUNCTION void noise(long, State<JosephsonSystem> const&, Noise<JosephsonSystem> const& dW,
+  KOKKOS_INLINE_FUNCTION void noise(Tick const&, State<JosephsonSystem> const&, Noise<JosephsonSystem> const& dW,
                                     State<JosephsonSystem>& out) const {
     out[0] = 0;
     out[1] = noise_amp * dW[0];

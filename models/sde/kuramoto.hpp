@@ -8,9 +8,15 @@
 //  - mean field, K_ij = K / N: sum_j sin(x_j - x_i) = cos x_i S - sin x_i C with S = sum sin x_j,
 //    C = sum cos x_j (PROG3). Each Euler step is one pass that updates x_i and reduces the next
 //    S, C; an SRK2 step is two passes (predictor sums, then update + sums).
-// Noise for oscillator i at step n is normal number n of stream i (noise.hpp): the same on every
-// backend and for both kernels, so the two kernels integrate the same realization.
-// Phases are kept in [0, 2 pi). Sums S, C are accumulated in double for both precisions.
+// Noise for oscillator i at step n is normal number n of stream i (noise.hpp, normal_at: only the
+// Box-Muller half that is used): the same on every backend and for both kernels, so the two kernels
+// integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
+// (trig.hpp) of x / (2 pi). Sums S, C are accumulated in double for both precisions. With
+// identical natural frequencies (omega_spread = 0) the kernels do not read omega_i.
+// All pairs uses sin(x_j - x_i) = sin x_j cos x_i - cos x_j sin x_i: each team tile holds sin x_j,
+// cos x_j (computed once per tile), and row i accumulates A_i = sum_j K_ij sin x_j,
+// B_i = sum_j K_ij cos x_j; the drift is cos x_i A_i - sin x_i B_i. O(N) transcendentals, O(N^2)
+// multiply-adds (adds only for constant K_ij = K / N, factored out).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <cmath>
@@ -22,6 +28,7 @@
 #include "models/sde/noise.hpp"
 #include "models/sde/result.hpp"
 #include "models/sde/stepper.hpp"
+#include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -42,7 +49,7 @@ struct KuramotoConfig {
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   Coupling coupling = Coupling::mean_field;
-  int tile = 256;              // all pairs: oscillators per team tile
+  int tile = 128;              // all pairs: oscillators per team tile (128 fastest on an H200)
   bool keep_positions = false; // copy the final phases to the host (tests)
 };
 
@@ -50,6 +57,22 @@ namespace detail {
 
 template <class Mem>
 using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
+
+// sin x, cos x of a phase in radians.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void sincos_phase(Real x, Real& s, Real& c) {
+  constexpr Real inv_two_pi = Real(0.5) * Kokkos::numbers::inv_pi_v<Real>;
+  sincos_2pi(x * inv_two_pi, s, c);
+}
+
+// omega_i, or the common value when all are equal (no memory read).
+template <class Real, class View>
+struct Omega {
+  View omega;
+  Real common;
+  bool uniform;
+  KOKKOS_INLINE_FUNCTION Real operator()(int i) const { return uniform ? common : omega(i); }
+};
 
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real wrap_phase(Real y) {
@@ -77,8 +100,10 @@ void kuramoto_sums(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpac
   Kokkos::parallel_reduce(
       "parity::sde::kuramoto_sums", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
       KOKKOS_LAMBDA(int i, Sums<2>& s) {
-        s.v[0] += double(Kokkos::sin(x(i)));
-        s.v[1] += double(Kokkos::cos(x(i)));
+        Real sn, cs;
+        sincos_phase(x(i), sn, cs);
+        s.v[0] += double(sn);
+        s.v[1] += double(cs);
       },
       Kokkos::Sum<Sums<2>, typename ExecSpace::memory_space>(out));
 }
@@ -86,14 +111,19 @@ void kuramoto_sums(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpac
 // Mean-field drift of oscillator i: (omega_i + (K/N)(cos x S - sin x C)) / gamma.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real mean_field_drift(Real xi, Real omega_i, Real k_over_n, Real inv_gamma, Real S, Real C) {
-  return (omega_i + k_over_n * (Kokkos::cos(xi) * S - Kokkos::sin(xi) * C)) * inv_gamma;
+  Real sn, cs;
+  sincos_phase(xi, sn, cs);
+  return (omega_i + k_over_n * (cs * S - sn * C)) * inv_gamma;
 }
+
+template <class ExecSpace, class Real>
+using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space>>;
 
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
 // of the new phases to sc_next; SRK2 also uses sc_pred for the predictor's sums.
 template <Stepper S, class ExecSpace, class Real>
 void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega, long step, Real dt, Real k_over_n,
+                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n,
                      Real inv_gamma, Real noise_amp, std::uint64_t seed, SinCos<typename ExecSpace::memory_space> const& sc,
                      SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next) {
   using Mem = typename ExecSpace::memory_space;
@@ -105,11 +135,13 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         KOKKOS_LAMBDA(int i, Sums<2>& acc) {
           Sums<2> const s0 = sc();
           Real const xi = x(i);
-          Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
+          Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
           Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
           Real const xp = xi + f0 * dt + gdw;
-          acc.v[0] += double(Kokkos::sin(xp));
-          acc.v[1] += double(Kokkos::cos(xp));
+          Real sn, cs;
+          sincos_phase(xp, sn, cs);
+          acc.v[0] += double(sn);
+          acc.v[1] += double(cs);
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_pred));
   }
@@ -117,66 +149,101 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
       "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(int i, Sums<2>& acc) {
         Sums<2> const s0 = sc();
-        Real const xi = x(i);
-        Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
-        Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+        Real const xi = x(i), om = omega(i);
+        Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
+        Real const f0 = mean_field_drift(xi, om, k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
         // Captures happen outside `if constexpr` (nvcc's extended lambdas require it).
         Sums<2> const s1 = sc_pred();  // predictor sums (SRK2 only)
         Real const half_dt = Real(0.5) * dt;
         Real xn = xi + f0 * dt + gdw;  // Euler step, or the SRK2 predictor
         if constexpr (S == Stepper::srk2) {
-          Real const f1 = mean_field_drift(xn, omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+          Real const f1 = mean_field_drift(xn, om, k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
           xn = xi + (f0 + f1) * half_dt + gdw;
         }
         xn = wrap_phase(xn);
         x(i) = xn;
-        acc.v[0] += double(Kokkos::sin(xn));
-        acc.v[1] += double(Kokkos::cos(xn));
+        Real sn, cs;
+        sincos_phase(xn, sn, cs);
+        acc.v[0] += double(sn);
+        acc.v[1] += double(cs);
       },
       Kokkos::Sum<Sums<2>, Mem>(sc_next));
 }
 
-// All-pairs drift: f(i) = (omega_i + sum_j K_ij sin(x_j - x_i)) / gamma, K_ij = kmat(i, j) or,
-// when kmat is empty, k_over_n. Teams own `tile` rows; columns stream through team scratch.
+// sin x_j and cos x_j of one column of an all-pairs tile.
+template <class Real>
+struct SinCosPair {
+  Real s, c;
+};
+
+// All-pairs drift: f(i) = (omega_i + sum_j K_ij sin(x_j - x_i)) / gamma with K_ij = kmat(i, j) or,
+// when kmat is empty, k_over_n, by the identity sum_j K_ij sin(x_j - x_i) = cos x_i A_i - sin x_i B_i,
+// A_i = sum_j K_ij sin x_j, B_i = sum_j K_ij cos x_j. Teams own `tile` rows; columns stream through
+// team scratch as (sin x_j, cos x_j), computed once per tile.
 template <class ExecSpace, class Real>
 void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega,
+                     OmegaOf<ExecSpace, Real> const& omega,
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat, Real k_over_n, Real inv_gamma,
                      int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
+  using Pairs = Kokkos::View<SinCosPair<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Scratch = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   int const n = int(x.extent(0));
   int const tiles = (n + tile - 1) / tile;
   bool const matrix = kmat.extent(0) > 0;
-  std::size_t const bytes = 2 * Scratch::shmem_size(tile);
+  std::size_t const bytes = Pairs::shmem_size(tile) + 2 * Scratch::shmem_size(tile);
   Kokkos::parallel_for(
       "parity::sde::kuramoto_all_pairs", Policy(space, tiles, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& team) {
-        Scratch xj(team.team_scratch(0), tile), sum(team.team_scratch(0), tile);
+        Pairs col(team.team_scratch(0), tile);
+        Scratch sum_a(team.team_scratch(0), tile), sum_b(team.team_scratch(0), tile);
         int const i0 = team.league_rank() * tile;
         int const rows = n - i0 < tile ? n - i0 : tile;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum(r) = 0; });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum_a(r) = 0, sum_b(r) = 0; });
         for (int j0 = 0; j0 < n; j0 += tile) {
           int const cols = n - j0 < tile ? n - j0 : tile;
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cols), [&](int c) { xj(c) = x(j0 + c); });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cols), [&](int c) {
+            SinCosPair<Real> p;
+            sincos_phase(x(j0 + c), p.s, p.c);
+            col(c) = p;
+          });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
-            Real const xi = x(i0 + r);
-            Real s = 0;
+            // Two accumulators per sum (independent add chains), combined at the end of the tile.
+            Real a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+            int c = 0;
             if (matrix) {
-              for (int c = 0; c < cols; ++c) s += kmat(i0 + r, j0 + c) * Kokkos::sin(xj(c) - xi);
+              for (; c + 1 < cols; c += 2) {
+                SinCosPair<Real> const p = col(c), q = col(c + 1);
+                Real const k0 = kmat(i0 + r, j0 + c), k1 = kmat(i0 + r, j0 + c + 1);
+                a0 += k0 * p.s, b0 += k0 * p.c;
+                a1 += k1 * q.s, b1 += k1 * q.c;
+              }
+              if (c < cols) {
+                Real const k0 = kmat(i0 + r, j0 + c);
+                a0 += k0 * col(c).s, b0 += k0 * col(c).c;
+              }
             } else {
-              for (int c = 0; c < cols; ++c) s += Kokkos::sin(xj(c) - xi);
-              s *= k_over_n;
+              for (; c + 1 < cols; c += 2) {
+                SinCosPair<Real> const p = col(c), q = col(c + 1);
+                a0 += p.s, b0 += p.c;
+                a1 += q.s, b1 += q.c;
+              }
+              if (c < cols) a0 += col(c).s, b0 += col(c).c;
             }
-            sum(r) += s;
+            sum_a(r) += a0 + a1;
+            sum_b(r) += b0 + b1;
           });
         }
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows),
-                             [&](int r) { f(i0 + r) = (omega(i0 + r) + sum(r)) * inv_gamma; });
+        Real const scale = matrix ? Real(1) : k_over_n;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+          Real sn, cs;
+          sincos_phase(x(i0 + r), sn, cs);
+          f(i0 + r) = (omega(i0 + r) + scale * (cs * sum_a(r) - sn * sum_b(r))) * inv_gamma;
+        });
       });
 }
 
@@ -189,7 +256,7 @@ void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecS
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(int i) {
-        Real const gdw = gdw_scale * NormalCursor<Real>(seed, std::uint64_t(i), std::uint64_t(step)).next();
+        Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
         Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
         out(i) = wrap ? wrap_phase(y) : y;
       });
@@ -254,6 +321,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);
 
   Real const dt = Real(c.dt), k_over_n = Real(c.K / n), inv_gamma = Real(1.0 / c.gamma);
+  detail::OmegaOf<ExecSpace, Real> const om{omega, Real(c.omega_mean), c.omega_spread == 0};
   Real const noise_amp = Real(std::sqrt(2.0 * c.D / c.gamma));  // x' = ... + sqrt(2 D / gamma) xi
   Real const gdw_scale = noise_amp * Real(std::sqrt(c.dt));
   {
@@ -271,17 +339,17 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       for (; step < end; ++step) {
         if (c.coupling == Coupling::mean_field) {
           if (c.stepper == Stepper::srk2)
-            detail::mean_field_step<Stepper::srk2>(space, x, omega, step, dt, k_over_n, inv_gamma, noise_amp, c.seed,
+            detail::mean_field_step<Stepper::srk2>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp, c.seed,
                                                    sc_a, sc_p, sc_b);
           else
-            detail::mean_field_step<Stepper::euler_maruyama>(space, x, omega, step, dt, k_over_n, inv_gamma, noise_amp,
+            detail::mean_field_step<Stepper::euler_maruyama>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp,
                                                              c.seed, sc_a, sc_p, sc_b);
           std::swap(sc_a, sc_b);
         } else {
-          detail::all_pairs_drift<ExecSpace, Real>(space, x, omega, kmat, k_over_n, inv_gamma, c.tile, f0);
+          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0);
           if (c.stepper == Stepper::srk2) {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, false, xp);
-            detail::all_pairs_drift<ExecSpace, Real>(space, xp, omega, kmat, k_over_n, inv_gamma, c.tile, f1);
+            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1);
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, gdw_scale, step, c.seed, true, x);
           } else {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, true, x);

@@ -3,18 +3,67 @@
 // drawn from parity::random's Philox blocks by Box-Muller. Normal number n of stream s is a pure
 // function of (seed, s, n), so it does not depend on how steps are grouped into launches, on the
 // thread layout or on the backend. A float block gives four normals (four 24-bit uniforms), a
-// double block two (two 53-bit uniforms).
+// double block two (two 53-bit uniforms). Box-Muller's angle uses sincos_2pi (trig.hpp): the
+// same polynomial on every backend, cheaper on GPUs than libm's sin/cos.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
 
 namespace parity::sde {
 
+// Two standard normals from two uniforms in (0, 1): r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1).
+template <class Real>
+KOKKOS_INLINE_FUNCTION void box_muller(Real u1, Real u2, Real& z1, Real& z2) {
+  Real const r = Kokkos::sqrt(Real(-2) * Kokkos::log(u1));
+  Real s, c;
+  sincos_2pi(u2, s, c);
+  z1 = r * c;
+  z2 = r * s;
+}
+
+template <class Real>
+inline constexpr int normals_per_block = std::is_same_v<Real, float> ? 4 : 2;
+
+// The normals of Philox block `block` of a stream: normals block * per_block + 0 .. per_block - 1.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void normal_block(std::uint64_t seed, std::uint64_t stream, std::uint64_t block, Real* z) {
+  auto const b = random::philox_block(seed, stream, block);
+  if constexpr (std::is_same_v<Real, float>) {
+    box_muller(random::uniform_float(b.v[0]), random::uniform_float(b.v[1]), z[0], z[1]);
+    box_muller(random::uniform_float(b.v[2]), random::uniform_float(b.v[3]), z[2], z[3]);
+  } else {
+    box_muller(random::uniform_double(b.v[0], b.v[1]), random::uniform_double(b.v[2], b.v[3]), z[0], z[1]);
+  }
+}
+
+// Normal number n of a stream alone (the same value normal_block gives), computing only its
+// Box-Muller half: one Philox block, one log, one sqrt, one sincos_2pi.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real normal_at(std::uint64_t seed, std::uint64_t stream, std::uint64_t n) {
+  constexpr int per_block = normals_per_block<Real>;
+  auto const b = random::philox_block(seed, stream, n / per_block);
+  int const k = int(n % per_block);
+  Real u1, u2;
+  if constexpr (std::is_same_v<Real, float>) {
+    bool const hi = k >= 2;
+    u1 = random::uniform_float(hi ? b.v[2] : b.v[0]);
+    u2 = random::uniform_float(hi ? b.v[3] : b.v[1]);
+  } else {
+    u1 = random::uniform_double(b.v[0], b.v[1]);
+    u2 = random::uniform_double(b.v[2], b.v[3]);
+  }
+  Real const r = Kokkos::sqrt(Real(-2) * Kokkos::log(u1));
+  Real s, c;
+  sincos_2pi(u2, s, c);
+  return r * ((k & 1) ? s : c);
+}
+
 template <class Real>
 class NormalCursor {
  public:
-  static constexpr int per_block = std::is_same_v<Real, float> ? 4 : 2;
+  static constexpr int per_block = normals_per_block<Real>;
 
   KOKKOS_INLINE_FUNCTION NormalCursor(std::uint64_t seed, std::uint64_t stream, std::uint64_t first)
       : seed_(seed), stream_(stream), block_(first / per_block), pos_(int(first % per_block)) {
@@ -31,15 +80,7 @@ class NormalCursor {
   }
 
  private:
-  KOKKOS_INLINE_FUNCTION void fill() {
-    auto const b = random::philox_block(seed_, stream_, block_);
-    if constexpr (std::is_same_v<Real, float>) {
-      random::box_muller(random::uniform_float(b.v[0]), random::uniform_float(b.v[1]), z_[0], z_[1]);
-      random::box_muller(random::uniform_float(b.v[2]), random::uniform_float(b.v[3]), z_[2], z_[3]);
-    } else {
-      random::box_muller(random::uniform_double(b.v[0], b.v[1]), random::uniform_double(b.v[2], b.v[3]), z_[0], z_[1]);
-    }
-  }
+  KOKKOS_INLINE_FUNCTION void fill() { normal_block(seed_, stream_, block_, z_); }
 
   std::uint64_t seed_, stream_, block_;
   int pos_;

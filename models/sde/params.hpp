@@ -44,7 +44,7 @@ struct KuramotoParams {
   std::uint64_t seed = 1;
   std::string stepper = "srk2";       // srk2 | euler
   std::string coupling = "mean-field";  // mean-field | all-pairs
-  int tile = 256;
+  int tile = 128;                  // all pairs: oscillators per team tile
 };
 
 void validate(KuramotoParams const& p);

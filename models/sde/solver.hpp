@@ -3,10 +3,12 @@
 // kernels (kuramoto.hpp).
 //
 // Operation counts (flops_per_step) follow one stated convention: add, subtract and multiply count
-// 1, a fused multiply-add 2, each sin, cos, log, sqrt 1; Philox's integer work is not counted,
-// Box-Muller is (8 per pair of normals: log, sqrt, 2 multiplies, cos, sin, 2 multiplies). The
-// paper counts 79 FLOP for a Josephson SRK2 step with its own generator and conventions; both
-// numbers go into the report (flops_per_step and flops_per_step_paper).
+// 1, a fused multiply-add 2, each sin, cos, log, sqrt 1 (sincos_2pi = a sin and a cos = 2, although
+// its polynomials take about 20 float / 35 double operations); Philox's integer work is not counted,
+// Box-Muller is (7 per pair of normals: log, -2 *, sqrt, sin, cos, 2 multiplies). The counts are
+// of what the kernels do (e.g. the SRK2 predictor adds g dW = 0 to x). The paper counts 79 FLOP for
+// a Josephson SRK2 step with its own generator and conventions; both numbers go into the report
+// (flops_per_step and flops_per_step_paper).
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <numbers>
@@ -19,15 +21,26 @@
 
 namespace parity::sde {
 
-// Josephson step counts: normal 4 + dW 1; drift 10 (phase 1, cos 1, a* 1, 2 pi x 1, cos 1, 2 pi * 1,
-// gamma v 1, three adds 3); g dW 1; predictor 3 per component; corrector 4 per component; time
-// sums 2.
-inline double josephson_flops_per_step(bool srk2) { return srk2 ? 5 + 10 + 1 + 6 + 10 + 8 + 2 : 5 + 10 + 1 + 6 + 2; }
-// Kuramoto mean field, per oscillator step: normal 5; drift 8 (cos, sin, 2 products, subtract,
-// K/N, + omega, / gamma); update 3; sums of the new phase 4 (sin, cos, 2 adds).
-inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (5 + 8 + 3 + 4) + (5 + 8 + 3 + 8 + 4 + 4) : 5 + 8 + 3 + 4; }
-// All pairs: 3 per pair (subtract, sin, add) per drift evaluation, plus the update.
-inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n) { return srk2 ? 2 * 3 * n + 2 * 5 + 3 + 4 : 3 * n + 5 + 3; }
+// Josephson step: one normal (half a Box-Muller pair, 3.5) and dW = sqrt(dt) z (1); each drift
+// evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
+// predictor 3 per component; corrector 4 per component; time sums 2.
+inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 2 : 4.5 + 7 + 1 + 6 + 2; }
+// Kuramoto mean field, per oscillator step. A pass: normal_at 6 (log, -2 *, sqrt, sincos 2, r *) and
+// g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3 (Euler,
+// predictor) or 4 (corrector); sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2 = the
+// predictor pass (7 + 9 + 3 + 5) and the step pass (7 + 9 + 3 + 9 + 4 + 5).
+inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 5) + (7 + 9 + 3 + 9 + 4 + 5) : 7 + 9 + 3 + 5; }
+// All pairs, per oscillator and drift evaluation: per pair 2 adds (constant K, factored out) or 2
+// multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
+// row's partial sums; own sincos 3 and 6 to form the drift. Per step add normal + g dW 7 and the
+// updates (3, or 3 + 4 for SRK2).
+inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix) {
+  return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9;
+}
+inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false) {
+  double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix);
+  return srk2 ? 2 * d + 7 + 3 + 4 : d + 7 + 3;
+}
 
 template <class ExecutionSpace, class Real>
 JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run::Progress& progress,
@@ -40,6 +53,16 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   sys.D = Real(p.D);
   sys.steps_per_period = p.steps_per_period;
   sys.update();
+  // Drive table cos(2 pi k / steps_per_period), computed in double; the kernels read it per step.
+  Kokkos::View<Real*, typename ExecutionSpace::memory_space> drive(
+      Kokkos::view_alloc(space, "parity::sde::josephson_drive"), p.steps_per_period);
+  {
+    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), drive);
+    for (int k = 0; k < p.steps_per_period; ++k) h(k) = Real(std::cos(2 * std::numbers::pi * k / p.steps_per_period));
+    Kokkos::deep_copy(space, drive, h);
+    space.fence("parity::sde::josephson_drive");
+  }
+  sys.drive_table = drive.data();
 
   JosephsonResult r;
   Sweep sweep;
@@ -103,11 +126,15 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   double const n = p.oscillators;
   if (c.coupling == Coupling::mean_field) {
     r.flops_per_step = kuramoto_mean_field_flops_per_step(srk2);
-    r.bytes_per_step = (srk2 ? 5.0 : 3.0) * sizeof(Real);  // x, omega read per pass; x written once
+    // x read per pass, written once; omega_i read per pass only when the frequencies differ.
+    double const om = p.omega_spread == 0 ? 0.0 : 1.0;
+    r.bytes_per_step = (srk2 ? 3.0 + 2 * om : 2.0 + om) * sizeof(Real);
   } else {
-    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n);
-    // Each team streams all N phases through scratch per drift: N / tile reads per oscillator.
-    double const drift = (n / p.tile + 2) * sizeof(Real);
+    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile);
+    // Each team streams all N phases through scratch per drift: N / tile reads per oscillator, plus
+    // its own phase, omega_i (when they differ) and the drift written.
+    double const om = p.omega_spread == 0 ? 0.0 : 1.0;
+    double const drift = (std::ceil(n / p.tile) + 2 + om) * sizeof(Real);
     r.bytes_per_step = srk2 ? 2 * drift + 7.0 * sizeof(Real) : drift + 3.0 * sizeof(Real);
   }
   return r;

@@ -29,10 +29,10 @@ struct OrnsteinUhlenbeck {
     if (field == 0) theta = Real(v);
     if (field == 1) sigma = Real(v);
   }
-  KOKKOS_INLINE_FUNCTION void drift(long, sde::State<OrnsteinUhlenbeck> const& x, sde::State<OrnsteinUhlenbeck>& f) const {
+  KOKKOS_INLINE_FUNCTION void drift(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const& x, sde::State<OrnsteinUhlenbeck>& f) const {
     f[0] = -theta * x[0];
   }
-  KOKKOS_INLINE_FUNCTION void noise(long, sde::State<OrnsteinUhlenbeck> const&, sde::Noise<OrnsteinUhlenbeck> const& dW,
+  KOKKOS_INLINE_FUNCTION void noise(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const&, sde::Noise<OrnsteinUhlenbeck> const& dW,
                                     sde::State<OrnsteinUhlenbeck>& out) const {
     out[0] = sigma * dW[0];
   }
@@ -114,7 +114,7 @@ std::vector<double> coupled_errors(int n, int paths) {
           double const z1 = z.next(), z2 = z.next();
           sde::Noise<OrnsteinUhlenbeck<double>> dW;
           dW[0] = c * z1;
-          sde::step_once<S>(ou, k, h, x, dW);
+          sde::step_once<S>(ou, sde::Tick{k}, h, x, dW);
           xe = e * xe + sigma * (a * z1 + b * z2);
         }
         strong(i) = Kokkos::abs(x[0] - xe);

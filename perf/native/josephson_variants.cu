@@ -1,0 +1,260 @@
+// Native CUDA microbenchmark: what an SRK2 Josephson step costs, one change at a time.
+// Not part of the build; used once to decide which changes to make in models/sde/ (issue 5).
+//   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o josephson_variants josephson_variants.cu
+//   ./josephson_variants [paths=524288] [launches=200]
+// Each variant: 2^19 paths x launches x 100 SRK2 steps (100 steps per drive period), state in
+// registers for a launch, x kept in [0,1) with a winding count, velocity time sum per path.
+// Variants (cumulative unless stated):
+//   V0 baseline: step % steps_per_period in 64 bits, cos(phase) in both drift calls, normals
+//      from a cursor with a dynamically indexed buffer (as models/sde/ on 2026-11-21)
+//   V1 + drive from a table (int phase counter), drive of step+1 carried to the next step
+//   V2 + noise: one Philox block per per_block steps, consumed by an unrolled inner loop
+//   V3 + sin/cos(2 pi u) by a portable polynomial on the octant (drift and Box-Muller)
+//   V4 = V2 with CUDA's cospi/sincospi (exact range reduction, CUDA only)
+//   V5 = V2 with fast intrinsics (__cosf/__logf/__sincosf; float only, reference)
+//   V6 = V3 without noise (cost of the noise)
+#include <Random123/philox.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <vector>
+
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__); exit(1); } \
+  } while (0)
+
+__device__ __forceinline__ uint4 philox(uint64_t seed, uint64_t stream, uint64_t block) {
+  r123::Philox4x32 g;
+  r123::Philox4x32::ctr_type c = {{uint32_t(block), uint32_t(block >> 32), uint32_t(stream), uint32_t(stream >> 32)}};
+  r123::Philox4x32::key_type k = {{uint32_t(seed), uint32_t(seed >> 32)}};
+  auto r = g(c, k);
+  return make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+}
+__device__ __forceinline__ float uf(uint32_t a) { return (float(a >> 8) + 0.5f) * (1.0f / 16777216.0f); }
+__device__ __forceinline__ double ud(uint32_t a, uint32_t b) {
+  return (double(((uint64_t(a) << 32) | b) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+// sin and cos of 2 pi u by octant reduction and Taylor polynomials (portable arithmetic only).
+template <class R>
+__host__ __device__ __forceinline__ void sincos2pi_poly(R u, R& s, R& c) {
+  R const r = u - rint(u);                 // [-1/2, 1/2]
+  R const q = rint(R(4) * r);              // quadrant -2..2
+  R const t = r - R(0.25) * q;             // [-1/8, 1/8], exact
+  R const t2 = t * t;
+  R sp, cp;
+  constexpr double p = 6.283185307179586476925286766559;
+  if constexpr (std::is_same_v<R, float>) {
+    sp = t * (R(p) + t2 * (R(-p * p * p / 6) + t2 * (R(p * p * p * p * p / 120) + t2 * (R(-p * p * p * p * p * p * p / 5040) + t2 * R(p * p * p * p * p * p * p * p * p / 362880)))));
+    cp = R(1) + t2 * (R(-p * p / 2) + t2 * (R(p * p * p * p / 24) + t2 * (R(-p * p * p * p * p * p / 720) + t2 * R(p * p * p * p * p * p * p * p / 40320))));
+  } else {
+    double const a2 = p * p;
+    // coefficients of the Taylor series in t (theta = 2 pi t)
+    double sc[8], cc[9];
+    double term = p;
+    for (int k = 0; k < 8; ++k) { sc[k] = term; term *= -a2 / ((2 * k + 2) * (2 * k + 3)); }
+    term = 1;
+    for (int k = 0; k < 9; ++k) { cc[k] = term; term *= -a2 / ((2 * k + 1) * (2 * k + 2)); }
+    R ps = sc[7], pc = cc[8];
+    for (int k = 6; k >= 0; --k) ps = ps * t2 + sc[k];
+    for (int k = 7; k >= 0; --k) pc = pc * t2 + cc[k];
+    sp = t * ps;
+    cp = pc;
+  }
+  int const qi = int(q) & 3;
+  s = (qi == 0) ? sp : (qi == 1) ? cp : (qi == 2) ? -sp : -cp;
+  c = (qi == 0) ? cp : (qi == 1) ? -sp : (qi == 2) ? -cp : sp;
+}
+
+enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3 };
+
+template <class R, int T>
+__device__ __forceinline__ R cos2pi(R x) {
+  constexpr R tp = R(6.283185307179586476925286766559);
+  if constexpr (T == poly) { R s, c; sincos2pi_poly(x, s, c); return c; }
+  else if constexpr (T == cudapi) return cospi(R(2) * x);
+  else if constexpr (T == fast && std::is_same_v<R, float>) return __cosf(tp * x);
+  else return cos(tp * x);
+}
+template <class R, int T>
+__device__ __forceinline__ void box_muller(R u1, R u2, R& z1, R& z2) {
+  constexpr R tp = R(6.283185307179586476925286766559);
+  R lg;
+  if constexpr (T == fast && std::is_same_v<R, float>) lg = __logf(u1); else lg = log(u1);
+  R const r = sqrt(R(-2) * lg);
+  R s, c;
+  if constexpr (T == poly) sincos2pi_poly(u2, s, c);
+  else if constexpr (T == cudapi) sincospi(R(2) * u2, &s, &c);
+  else if constexpr (T == fast && std::is_same_v<R, float>) __sincosf(tp * u2, &s, &c);
+  else sincos(tp * u2, &s, &c);
+  z1 = r * c;
+  z2 = r * s;
+}
+
+template <class R>
+constexpr int per_block = std::is_same_v<R, float> ? 4 : 2;
+
+template <class R, int T>
+__device__ __forceinline__ void fill(uint64_t seed, uint64_t stream, uint64_t blk, R* z) {
+  uint4 b = philox(seed, stream, blk);
+  if constexpr (std::is_same_v<R, float>) {
+    box_muller<R, T>(uf(b.x), uf(b.y), z[0], z[1]);
+    box_muller<R, T>(uf(b.z), uf(b.w), z[2], z[3]);
+  } else {
+    box_muller<R, T>(ud(b.x, b.y), ud(b.z, b.w), z[0], z[1]);
+  }
+}
+
+struct Par { float gamma = 0.9f, a = 4.2f, f = 0.1f, D = 0.001f; int spp = 100; };
+
+// V0: the 2026-11-21 structure.
+template <class R>
+__global__ void v0(int n, R* X, R* V, int* W, double* acc, Par p, uint64_t seed, long step0, int nsteps, R dt) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  R x = X[g], v = V[g];
+  int w = W[g];
+  R const tp = R(6.283185307179586476925286766559), gamma = p.gamma, a = p.a, f = p.f;
+  R const amp = sqrt(R(2) * gamma * R(p.D)) * sqrt(dt), pps = tp / R(p.spp);
+  R z[per_block<R>];
+  uint64_t blk = uint64_t(step0) / per_block<R>;
+  int pos = int(uint64_t(step0) % per_block<R>);
+  fill<R, libm>(seed, g, blk, z);
+  R sv = 0;
+  for (int j = 0; j < nsteps; ++j) {
+    long const step = step0 + j;
+    if (pos == per_block<R>) { ++blk; pos = 0; fill<R, libm>(seed, g, blk, z); }
+    R const dW = amp * z[pos++];
+    R const f0x = v, f0v = -gamma * v - tp * cos(tp * x) + a * cos(pps * R(int(step % p.spp))) + f;
+    R const xp = x + f0x * dt, vp = v + f0v * dt + dW;
+    R const f1x = vp, f1v = -gamma * vp - tp * cos(tp * xp) + a * cos(pps * R(int((step + 1) % p.spp))) + f;
+    x += (f0x + f1x) * (R(0.5) * dt);
+    v += (f0v + f1v) * (R(0.5) * dt) + dW;
+    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    sv += v;
+  }
+  X[g] = x; V[g] = v; W[g] = w;
+  acc[g] += double(sv);
+}
+
+// V1..V6: table drive, blocked noise, selectable trig; Noise = false: no noise at all.
+template <class R, int T, bool Blocked, bool Noise>
+__global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps, R dt) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  R x = X[g], v = V[g];
+  int w = W[g];
+  R const tp = R(6.283185307179586476925286766559), gamma = p.gamma, a = p.a, f = p.f, hdt = R(0.5) * dt;
+  R const amp = sqrt(R(2) * gamma * R(p.D)) * sqrt(dt);
+  int ph = int(step0 % p.spp);
+  R d0 = a * drive[ph];
+  R sv = 0;
+  auto step = [&](R dW) {
+    int const ph1 = ph + 1 == p.spp ? 0 : ph + 1;
+    R const d1 = a * drive[ph1];
+    R const f0v = -gamma * v - tp * cos2pi<R, T>(x) + d0 + f;
+    R const xp = x + v * dt, vp = v + f0v * dt + dW;
+    R const f1v = -gamma * vp - tp * cos2pi<R, T>(xp) + d1 + f;
+    x += (v + vp) * hdt;
+    v += (f0v + f1v) * hdt + dW;
+    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    sv += v;
+    ph = ph1;
+    d0 = d1;
+  };
+  constexpr int pb = per_block<R>;
+  if constexpr (!Noise) {
+    for (int j = 0; j < nsteps; ++j) step(R(0));
+  } else if constexpr (Blocked) {
+    // assumes step0 and nsteps multiples of pb (the benchmark's case)
+    uint64_t blk = uint64_t(step0) / pb;
+    for (int j = 0; j < nsteps; j += pb, ++blk) {
+      R z[pb];
+      fill<R, T>(seed, g, blk, z);
+#pragma unroll
+      for (int q = 0; q < pb; ++q) step(amp * z[q]);
+    }
+  } else {
+    R z[pb];
+    uint64_t blk = uint64_t(step0) / pb;
+    int pos = 0;
+    fill<R, T>(seed, g, blk, z);
+    for (int j = 0; j < nsteps; ++j) {
+      if (pos == pb) { ++blk; pos = 0; fill<R, T>(seed, g, blk, z); }
+      step(amp * z[pos++]);
+    }
+  }
+  X[g] = x; V[g] = v; W[g] = w;
+  acc[g] += double(sv);
+}
+
+template <class R>
+__global__ void init(int n, R* X, R* V, int* W, double* acc, uint64_t seed) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  uint4 b = philox(seed, uint64_t(g) | (uint64_t(1) << 63), 0);
+  X[g] = R(uf(b.x)); V[g] = R(4) * R(uf(b.y)) - R(2); W[g] = 0; acc[g] = 0;
+}
+
+template <class R>
+void run(char const* name, int n, int launches, int variant) {
+  R *X, *V, *drive;
+  int* W;
+  double* acc;
+  CK(cudaMalloc(&X, n * sizeof(R))); CK(cudaMalloc(&V, n * sizeof(R))); CK(cudaMalloc(&W, n * sizeof(int)));
+  CK(cudaMalloc(&acc, n * sizeof(double))); CK(cudaMalloc(&drive, 100 * sizeof(R)));
+  std::vector<R> dh(100);
+  for (int k = 0; k < 100; ++k) dh[k] = R(std::cos(2 * M_PI * k / 100));
+  CK(cudaMemcpy(drive, dh.data(), 100 * sizeof(R), cudaMemcpyHostToDevice));
+  Par p;
+  R const dt = R(2 * M_PI / 4.9 / 100);
+  int const bs = 256, nb = (n + bs - 1) / bs;
+  auto launch = [&](long s0) {
+    switch (variant) {
+      case 0: v0<R><<<nb, bs>>>(n, X, V, W, acc, p, 1, s0, 100, dt); break;
+      case 1: vn<R, libm, false, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 2: vn<R, libm, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 3: vn<R, poly, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 4: vn<R, cudapi, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 5: vn<R, fast, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 6: vn<R, poly, true, false><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+    }
+  };
+  init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
+  launch(0);  // warm-up
+  CK(cudaDeviceSynchronize());
+  init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEventRecord(e0);
+  for (int l = 0; l < launches; ++l) launch(long(l) * 100);
+  cudaEventRecord(e1);
+  CK(cudaEventSynchronize(e1));
+  float ms;
+  cudaEventElapsedTime(&ms, e0, e1);
+  std::vector<double> ah(n);
+  CK(cudaMemcpy(ah.data(), acc, n * sizeof(double), cudaMemcpyDeviceToHost));
+  double m = 0;
+  for (double v : ah) m += v;
+  m /= double(n) * launches * 100;
+  double const steps = double(n) * launches * 100;
+  printf("%-6s V%d  %8.4f s  %.3e steps/s  <v> over all steps %.5f\n", name, variant, ms * 1e-3, steps / (ms * 1e-3), m);
+  cudaFree(X); cudaFree(V); cudaFree(W); cudaFree(acc); cudaFree(drive);
+}
+
+int main(int argc, char** argv) {
+  int const n = argc > 1 ? atoi(argv[1]) : 1 << 19;
+  int const launches = argc > 2 ? atoi(argv[2]) : 200;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("%s, %d SMs; %d paths x %d steps\n", prop.name, prop.multiProcessorCount, n, launches * 100);
+  for (int v = 0; v <= 6; ++v) run<float>("float", n, launches, v);
+  for (int v = 0; v <= 6; ++v)
+    if (v != 5) run<double>("double", n, launches, v);
+}

@@ -1,0 +1,116 @@
+// The SDE kernels' portable sin/cos of 2 pi u (models/sde/trig.hpp) against long double std::sin
+// and std::cos, the single-normal path normal_at against whole Philox blocks, and the ensemble's two
+// noise paths (whole blocks per launch vs the cursor) against each other.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "models/sde/solver.hpp"
+#include "models/sde/trig.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_sde_trig {
+
+using parity::test::ExecSpace;
+using parity::test::MemSpace;
+namespace sde = parity::sde;
+
+template <class Real>
+void check_sincos(double tol) {
+  // u over [-3, 3] on a fine grid plus the quarter turns and their neighbours.
+  int const n = 200001;
+  std::vector<Real> u(n);
+  for (int i = 0; i < n; ++i) u[i] = Real(-3.0 + 6.0 * i / (n - 1));
+  auto const ud = parity::test::to_device(u);
+  Kokkos::View<Real*, MemSpace> s("s", n), c("c", n);
+  Kokkos::parallel_for(
+      "parity::test::sincos_2pi", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(int i) { sde::sincos_2pi(ud(i), s(i), c(i)); });
+  auto const sh = parity::test::to_host(s), ch = parity::test::to_host(c);
+  long double const two_pi = 2 * std::numbers::pi_v<long double>;
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    long double const a = two_pi * (long double)u[i];
+    worst = std::max(worst, double(std::abs((long double)sh[i] - std::sin(a))));
+    worst = std::max(worst, double(std::abs((long double)ch[i] - std::cos(a))));
+  }
+  std::printf("  sincos_2pi<%s>: max abs error %.2e over u in [-3, 3]\n", sizeof(Real) == 8 ? "double" : "float", worst);
+  EXPECT_LT(worst, tol);
+  // Quarter turns are exact.
+  for (int q = -8; q <= 8; ++q) {
+    Real sv, cv;
+    sde::sincos_2pi(Real(q) / Real(4), sv, cv);
+    int const m = ((q % 4) + 4) % 4;
+    EXPECT_EQ(sv, Real(m == 1 ? 1 : m == 3 ? -1 : 0)) << q;
+    EXPECT_EQ(cv, Real(m == 0 ? 1 : m == 2 ? -1 : 0)) << q;
+  }
+}
+
+TEST(SdeTrig, SinCosTwoPiMatchesLongDouble) {
+  check_sincos<float>(2.5e-7);
+  check_sincos<double>(1e-15);
+}
+
+template <class Real>
+void check_normal_at() {
+  constexpr int per = sde::normals_per_block<Real>;
+  int const streams = 64, count = 16 * per;
+  Kokkos::View<Real**, MemSpace> a("a", streams, count), b("b", streams, count);
+  Kokkos::parallel_for(
+      "parity::test::normal_at", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int i) {
+        for (int blk = 0; blk < count / per; ++blk) {
+          Real z[per];
+          sde::normal_block<Real>(5, std::uint64_t(i), std::uint64_t(blk), z);
+          for (int k = 0; k < per; ++k) a(i, blk * per + k) = z[k];
+        }
+        for (int m = 0; m < count; ++m) b(i, m) = sde::normal_at<Real>(5, std::uint64_t(i), std::uint64_t(m));
+      });
+  auto const ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto const bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double m1 = 0, m2 = 0;
+  for (int i = 0; i < streams; ++i)
+    for (int m = 0; m < count; ++m) {
+      ASSERT_EQ(ah(i, m), bh(i, m)) << i << " " << m;
+      m1 += ah(i, m), m2 += double(ah(i, m)) * ah(i, m);
+    }
+  double const N = double(streams) * count;
+  // Mean 0, variance 1 within 5 standard errors.
+  EXPECT_NEAR(m1 / N, 0.0, 5 / std::sqrt(N));
+  EXPECT_NEAR(m2 / N, 1.0, 5 * std::sqrt(2 / N));
+}
+
+TEST(SdeTrig, NormalAtEqualsWholeBlocks) {
+  check_normal_at<float>();
+  check_normal_at<double>();
+}
+
+// Launches of 100 steps take the whole-block noise path, launches of 7 steps the cursor: the same
+// per-path trajectories, so the final ensemble moments are identical.
+TEST(SdeTrig, NoisePathsGiveTheSameTrajectories) {
+  sde::JosephsonParams p;
+  p.D = 0.1, p.paths = 512, p.periods = 6, p.transient_periods = 1, p.bins = 16;
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes times;
+  p.sample_every = 100;
+  auto const blocked = sde::solve<ExecSpace, float>(ExecSpace(), p, progress, times);
+  p.sample_every = 7;
+  auto const cursor = sde::solve<ExecSpace, float>(ExecSpace(), p, progress, times);
+  auto const& eb = blocked.ensemble;
+  auto const& ec = cursor.ensemble;
+  ASSERT_EQ(eb.sample_steps.back(), ec.sample_steps.back());
+  std::size_t const lb = std::size_t(eb.samples - 1) * 2, lc = std::size_t(ec.samples - 1) * 2;
+  EXPECT_GT(eb.variance[lb + 1], 0.01);  // the noise matters
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(eb.mean[lb + k], ec.mean[lc + k]) << k;
+    EXPECT_EQ(eb.variance[lb + k], ec.variance[lc + k]) << k;
+  }
+  EXPECT_EQ(eb.histogram, ec.histogram);
+  // Time averages: the same values summed in other groupings (float partial sums per launch).
+  EXPECT_NEAR(eb.time_average[1], ec.time_average[1], 1e-5);
+}
+
+}  // namespace parity_test_sde_trig
