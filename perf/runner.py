@@ -6,11 +6,19 @@
         --exe openmp=build/openmp/backends/parity-openmp
         --exe cuda=build/cuda/backends/parity-cuda
         --out perf/results/<tag>
+        [--peer hcubature=build/openmp/perf/peers/hcubature-peer]
 
 For every suite case, precision and backend: `warmup` runs (excluded), then `repetitions` runs;
 each run is `<exe> <model> <args> --precision P --json report.json --quiet`. The time reported is
 the model's own fenced phases (`timing.total_seconds`: device work between fences, set-up outside
 the phases excluded); process wall time (start-up included) is recorded beside it.
+
+Peers (--peer NAME=PATH) are programs outside Parity that solve the same cases: a peer takes the
+same command line as a Parity executable (`<model> <args> --precision P --json FILE --quiet`, and
+`info --json FILE`) and writes the same report fields (timing.total_seconds, timing.phases, status,
+results). A peer runs only in the suites that name it in "peers", in the precisions listed there;
+it gets no roofline probe and no cross-backend differences (it is another method, not another
+backend), and its time appears beside the backends' with its ratio to the reference.
 
 Writes results.json (everything, with host/device/Kokkos/commit facts, the environment and the
 probe bounds), results.csv (one row per case, precision and backend), table.md (times per backend,
@@ -58,10 +66,12 @@ def parse_exe(spec: str) -> dict:
 
 def load_suite(path: str) -> dict:
     """A suite: {"name" (default: the file name), "model" (the command), "precisions", "repetitions",
-    "warmup", "compare": [dotted keys of the report], "cases": [{"name", "args", "size",
-    "command" (overrides model), "skip": {backend: reason} (or a list of backends)}]}. A case whose
-    args name --precision runs in that precision only. A skipped backend is recorded with its
-    reason (e.g. a serial run that would take hours), so the table says why a cell is empty."""
+    "warmup", "compare": [dotted keys of the report], "columns": [dotted keys under the report's
+    results, e.g. results.evaluations: shown per backend and peer in results.csv and table.md],
+    "peers": {peer name: [precisions]}, "cases": [{"name", "args", "size", "command" (overrides
+    model), "skip": {backend or peer: reason} (or a list of them)}]}. A case whose args name
+    --precision runs in that precision only. A skipped backend is recorded with its reason (e.g. a
+    serial run that would take hours), so the table says why a cell is empty."""
     with open(path) as f:
         suite = json.load(f)
     suite.setdefault("name", Path(path).stem)
@@ -72,6 +82,10 @@ def load_suite(path: str) -> dict:
     suite.setdefault("repetitions", 3)
     suite.setdefault("warmup", 1)
     suite.setdefault("compare", [])
+    suite.setdefault("columns", [])
+    suite.setdefault("peers", {})
+    if not isinstance(suite["peers"], dict) or not all(isinstance(v, list) for v in suite["peers"].values()):
+        raise ValueError(f"suite {path}: 'peers' maps a peer name to its precisions")
     for case in suite["cases"]:
         if "name" not in case or "args" not in case:
             raise ValueError(f"suite {path}: every case needs 'name' and 'args'")
@@ -211,6 +225,7 @@ def _flat(v):
 def build_rows(results: list[dict], reference: str) -> list[dict]:
     rows = []
     for entry in results:
+        columns = entry.get("columns", [])
         ref = entry["backends"].get(reference)
         for backend, s in entry["backends"].items():
             row = {"suite": entry["suite"], "case": entry["case"], "size": entry["size"], "precision": entry["precision"],
@@ -224,6 +239,9 @@ def build_rows(results: list[dict], reference: str) -> list[dict]:
             d = entry["differences"].get(backend, {})
             row["max_abs_diff"] = d.get("max_abs")
             row["max_rel_diff"] = d.get("max_rel")
+            row["peer"] = bool(s.get("peer"))
+            for key in columns:
+                row[key] = lookup(s, key)
             rows.append(row)
     return rows
 
@@ -253,10 +271,27 @@ def markdown_table(rows: list[dict], backends: list[str], reference: str, result
             roof.append(f"{100 * ref['flops_fraction']:.0f}% FLOP")
         cells.append(", ".join(roof) or "—")
         lines.append("| " + " | ".join(cells) + " |")
+    columns = []
+    for r in rows:
+        columns += [k for k in r if k.startswith("results.") and k not in columns]
+    if columns:  # the suites' "columns", one line per backend and peer
+        head = ["suite", "case", "precision", "backend", "time [s]", "status"] + columns
+        lines += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for r in rows:
+            cells = [r["suite"], r["case"], r["precision"], r["backend"] + (" (peer)" if r.get("peer") else ""),
+                     f"{r['median_s']:.4g}", str(r["status"])]
+            cells += [_cell(r.get(k)) for k in columns]
+            lines.append("| " + " | ".join(cells) + " |")
     notes = sorted({f"{b}: {why}" for r in results for b, why in r.get("skipped", {}).items()} if results else set())
     if notes:
         lines += ["", "Not run (—): " + "; ".join(notes) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _cell(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return "—" if v is None else str(v)
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
@@ -341,6 +376,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", action="append", default=[], help="suite file (repeatable)")
     ap.add_argument("--exe", action="append", type=parse_exe, default=[], help="NAME=PATH[,threads=N] (repeatable)")
+    ap.add_argument("--peer", action="append", type=parse_exe, default=[],
+                    help="NAME=PATH: a peer program run in the suites that name it in \"peers\" (repeatable)")
     ap.add_argument("--from-results", metavar="RESULTS_JSON", action="append", default=[],
                     help="only rebuild results.csv, table.md and the plots from earlier results.json files "
                          "(repeatable: the runs are combined)")
@@ -380,8 +417,9 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as e:
         ap.error(str(e))
     backends = [e["name"] for e in args.exe]
-    if len(set(backends)) != len(backends):
-        ap.error("backend names must be distinct")
+    peers = [e["name"] for e in args.peer]
+    if len(set(backends + peers)) != len(backends + peers):
+        ap.error("backend and peer names must be distinct")
     reference = args.reference or ("cuda" if "cuda" in backends else backends[-1])
     if reference not in backends:
         ap.error(f"--reference {reference} is not among the --exe names")
@@ -405,6 +443,10 @@ def main(argv=None) -> int:
             if size != "none":
                 bounds[exe["name"]] = probe(exe, size, args.timeout)
                 doc["backends"][exe["name"]]["bounds"] = {**bounds[exe["name"]], "probe_size": size}
+        for exe in args.peer:
+            info, _ = run_once(exe, ["info"], args.timeout)
+            doc["backends"][exe["name"]] = {"path": exe["path"], "threads": exe["threads"], **info["backend"],
+                                            "parity": info.get("parity", {}), "peer": True}
     except (RunError, subprocess.TimeoutExpired) as e:
         print(f"runner: {e}", file=sys.stderr)
         return 1
@@ -416,9 +458,12 @@ def main(argv=None) -> int:
                 continue
             for precision in case_precisions(suite, case):
                 entry = {"suite": suite["name"], "case": case["name"], "size": case["size"], "precision": precision,
-                         "args": case["args"], "backends": {}, "differences": {}, "failures": {}, "skipped": {}}
+                         "args": case["args"], "columns": suite["columns"], "backends": {}, "differences": {},
+                         "failures": {}, "skipped": {}}
                 compared = {}
-                for exe in args.exe:
+                runners = args.exe + [p for p in args.peer if precision in suite["peers"].get(p["name"], [])]
+                for exe in runners:
+                    is_peer = exe in args.peer
                     if exe["name"] in case["skip"]:
                         entry["skipped"][exe["name"]] = case["skip"][exe["name"]]
                         continue
@@ -438,8 +483,11 @@ def main(argv=None) -> int:
                         continue
                     s = summarize_runs([r for r, _ in runs], [w for _, w in runs])
                     s["roofline"] = roofline_fraction(s, bounds.get(exe["name"]), precision)
+                    if is_peer:
+                        s["peer"] = True
+                    else:
+                        compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
                     entry["backends"][exe["name"]] = s
-                    compared[exe["name"]] = {k: lookup(runs[-1][0], k) for k in suite["compare"]}
                     print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
                           f"{s['median_s']:10.4f} s  ({s['status']})", flush=True)
                 entry["compared"] = compared
@@ -451,7 +499,7 @@ def main(argv=None) -> int:
     doc["failures"] = failures
     with open(out / "results.json", "w") as f:
         json.dump(doc, f, indent=2)
-    rc = report(doc, backends, reference, out)
+    rc = report(doc, backends + peers, reference, out)
     if failures:
         print(f"runner: {len(failures)} case(s) failed: {', '.join(failures)}", file=sys.stderr)
     return 1 if failures else rc
@@ -467,7 +515,7 @@ def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
     rows = build_rows(doc["results"], reference)
     write_csv(rows, out / "results.csv")
     table = markdown_table(rows, backends, reference, doc["results"])
-    commits = sorted({v.get("parity", {}).get("commit", "?") for v in doc["backends"].values()})
+    commits = sorted({str(v.get("parity", {}).get("commit", "?")) for v in doc["backends"].values() if not v.get("peer")})
     header = (f"Runner commit {doc['commit']}; executables built from {', '.join(commits)}; {doc['date']}. "
               f"Reference backend: {reference}. "
               f"Times: {doc['timed']}. Host environment: {HOST_ENV}.\n\n")

@@ -8,7 +8,8 @@
 //   gaussian       exp(-sum a_i^2 (x_i - u_i)^2)
 //   c0             exp(-sum a_i |x_i - u_i|)
 //   discontinuous  0 if x_1 > u_1 or x_2 > u_2, else exp(sum a_i x_i)
-// The device functor is in integrands.hpp.
+// The registry of built-in integrands also holds the paper's f1..f5 (paper.hpp; unit cube only,
+// no parameters). The device functor is in integrands.hpp.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -17,14 +18,18 @@
 #include <string_view>
 #include <vector>
 
+#include "models/cubature/paper.hpp"
 #include "parity/run/errors.hpp"
 
 namespace parity::cubature {
 
-enum class Family : int { oscillatory = 0, product_peak, corner_peak, gaussian, c0, discontinuous };
+enum class Family : int { oscillatory = 0, product_peak, corner_peak, gaussian, c0, discontinuous, f1, f2, f3, f4, f5 };
 
 inline constexpr Family all_families[] = {Family::oscillatory, Family::product_peak, Family::corner_peak,
                                           Family::gaussian,    Family::c0,           Family::discontinuous};
+inline constexpr Family paper_families[] = {Family::f1, Family::f2, Family::f3, Family::f4, Family::f5};
+
+inline constexpr bool is_paper(Family f) { return int(f) >= int(Family::f1); }
 
 inline char const* to_string(Family f) {
   switch (f) {
@@ -34,12 +39,19 @@ inline char const* to_string(Family f) {
     case Family::gaussian: return "gaussian";
     case Family::c0: return "c0";
     case Family::discontinuous: return "discontinuous";
+    case Family::f1: return "f1";
+    case Family::f2: return "f2";
+    case Family::f3: return "f3";
+    case Family::f4: return "f4";
+    case Family::f5: return "f5";
   }
   return "?";
 }
 
 inline std::optional<Family> parse_family(std::string_view s) {
   for (Family f : all_families)
+    if (s == to_string(f)) return f;
+  for (Family f : paper_families)
     if (s == to_string(f)) return f;
   return std::nullopt;
 }
@@ -53,14 +65,19 @@ inline double default_a(Family f) {
     case Family::gaussian: return 5.0;
     case Family::c0: return 2.0;
     case Family::discontinuous: return 1.0;
+    default: return 0.0;  // f1..f5 have no parameters
   }
-  return 1.0;
 }
 
 // Checks that the family is defined (finite, without poles) on the box.
 inline void validate_genz(Family f, std::vector<double> const& a, std::vector<double> const& u,
                           std::vector<double> const& lower, std::vector<double> const& upper) {
   std::size_t const n = lower.size();
+  if (is_paper(f)) {
+    for (std::size_t i = 0; i < n; ++i)
+      require(lower[i] == 0.0 && upper[i] == 1.0, std::string(to_string(f)) + " is defined on the unit cube [0,1]^n only");
+    return;
+  }
   require(a.size() == n && u.size() == n, "Genz parameters a and u need one value per dimension");
   for (std::size_t i = 0; i < n; ++i) require(std::isfinite(a[i]) && std::isfinite(u[i]), "Genz parameters must be finite");
   if (f == Family::product_peak || f == Family::gaussian || f == Family::corner_peak)
@@ -74,7 +91,7 @@ inline void validate_genz(Family f, std::vector<double> const& a, std::vector<do
   }
 }
 
-// The exact integral over [lower, upper].
+// The exact integral over [lower, upper] (f1..f5: the reference of paper.hpp, NaN where none).
 inline double genz_exact(Family f, std::vector<double> const& a, std::vector<double> const& u,
                          std::vector<double> const& lower, std::vector<double> const& upper) {
   using L = long double;
@@ -153,8 +170,8 @@ inline double genz_exact(Family f, std::vector<double> const& a, std::vector<dou
       }
       return double(p);
     }
+    default: return paper_reference(int(f) - int(Family::f1) + 1, int(n));
   }
-  return 0.0;
 }
 
 }  // namespace parity::cubature

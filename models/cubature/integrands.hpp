@@ -1,6 +1,7 @@
 #pragma once
 // The built-in integrands as one device functor (the family is a runtime switch, so one
-// instantiation of the integrator serves them all). Definitions and exact integrals: genz.hpp.
+// instantiation of the integrator serves them all). Definitions and exact integrals: genz.hpp
+// (Genz families) and paper.hpp (the paper's f1..f5, on the unit cube; a and u unused).
 #include <Kokkos_Core.hpp>
 #include <vector>
 
@@ -62,6 +63,36 @@ struct GenzIntegrand {
         Real s = 0;
         for (int i = 0; i < n; ++i) s += a[i] * x[i];
         return Kokkos::exp(s);
+      }
+      case Family::f1: {
+        Real s = 0;
+        for (int i = 0; i < n; ++i) s += x[i] * x[i];
+        Real const c = Kokkos::cos(s);
+        return 1 / (Real(0.1) + c * c);
+      }
+      case Family::f2: {
+        Real p = 1, w = 4;  // 2^(2i), i = 1..n
+        for (int i = 0; i < n; ++i, w *= 4) p *= Kokkos::cos(w * x[i]);
+        return Kokkos::cos(p);
+      }
+      case Family::f3: {
+        Real p = 1;
+        for (int i = 0; i < n; ++i) {
+          Real xi = 1;  // x_i^(i+1)
+          for (int k = 0; k <= i; ++k) xi *= x[i];
+          p *= Real(i + 1) * Kokkos::asin(xi);
+        }
+        return Kokkos::sin(p);
+      }
+      case Family::f4: {
+        Real p = 1;
+        for (int i = 0; i < n; ++i) p *= Kokkos::asin(x[i]);
+        return Kokkos::sin(p);
+      }
+      case Family::f5: {
+        Real s = 0;
+        for (int i = 0; i < n; ++i) s += Kokkos::cos(10 * x[i]);
+        return s / (2 * Real(paper_beta));
       }
     }
     return Real(0);

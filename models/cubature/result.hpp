@@ -7,7 +7,7 @@ namespace parity::cubature {
 
 struct RunResult {
   Result integration;
-  double exact = 0.0;  // closed form of the Genz integral
+  double exact = 0.0;  // closed form of the Genz integral, or the reference of f1..f5 (NaN if none)
 };
 
 }  // namespace parity::cubature

@@ -1,8 +1,10 @@
-"""The comparison runner: its arithmetic on synthetic results, and one real run of the probe suite
-on the executable under test, posing as two backends (1 and 2 threads)."""
+"""The comparison runner: its arithmetic on synthetic results, one real run of the probe suite
+on the executable under test, posing as two backends (1 and 2 threads), and peers (--peer): a
+stand-in peer program here, the real hcubature peer when PARITY_HCUBATURE_PEER names it."""
 import csv
 import json
 import os
+import stat
 import sys
 import tempfile
 import unittest
@@ -119,6 +121,91 @@ class EndToEnd(unittest.TestCase):
             bad = Path(tempfile.mkdtemp(), "bad.json")
             bad.write_text(json.dumps({"model": "probe", "cases": [{"name": "x", "args": [], "skip": "serial"}]}))
             runner.load_suite(str(bad))
+
+
+FAKE_PEER = """#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+path = args[args.index("--json") + 1]
+backend = {"backend": "fake", "device_name": "nothing", "execution_space": "none"}
+if args[0] == "info":
+    doc = {"backend": backend, "parity": {"peer": "fake"}}
+else:
+    assert args[0] == "probe" and args[args.index("--precision") + 1] == "double", args
+    doc = {"status": "converged", "backend": backend, "iterations": None,
+           "timing": {"total_seconds": 1e-3, "phases": {"all": {"seconds": 1e-3}}}, "results": {"answer": 42}}
+json.dump(doc, open(path, "w"))
+"""
+
+
+class Peers(unittest.TestCase):
+    def fake_peer(self, d):
+        path = Path(d, "fake-peer")
+        path.write_text(FAKE_PEER)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+        return str(path)
+
+    def test_peer_runs_beside_the_backends(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = json.loads((ROOT / "perf/suites/probe.json").read_text())
+            suite["cases"] = suite["cases"][:1]
+            suite.update(name="withpeer", precisions=["double", "float"], peers={"fake": ["double"]},
+                         columns=["results.answer"])
+            Path(d, "withpeer.json").write_text(json.dumps(suite))
+            suite.update(name="nopeer", peers={})
+            Path(d, "nopeer.json").write_text(json.dumps(suite))
+            out = Path(d, "out")
+            rc = runner.main(["--suite", str(Path(d, "withpeer.json")), "--suite", str(Path(d, "nopeer.json")),
+                              "--exe", f"one={EXE},threads=1", "--peer", f"fake={self.fake_peer(d)}",
+                              "--out", str(out), "--probe", "none", "--repetitions", "1", "--warmup", "0"])
+            self.assertEqual(rc, 0)
+            doc = json.loads(Path(out, "results.json").read_text())
+            self.assertTrue(doc["backends"]["fake"]["peer"])
+            self.assertNotIn("bounds", doc["backends"]["fake"])
+            ran = {(e["suite"], e["precision"]): set(e["backends"]) for e in doc["results"]}
+            # Only in the suite that names the peer, only in the precisions it lists.
+            self.assertEqual(ran[("withpeer", "double")], {"one", "fake"})
+            self.assertEqual(ran[("withpeer", "float")], {"one"})
+            self.assertEqual(ran[("nopeer", "double")], {"one"})
+            entry = next(e for e in doc["results"] if e["suite"] == "withpeer" and e["precision"] == "double")
+            self.assertTrue(entry["backends"]["fake"]["peer"])
+            self.assertNotIn("fake", entry["differences"])
+            with open(Path(out, "results.csv")) as f:
+                rows = [r for r in csv.DictReader(f) if r["backend"] == "fake"]
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(rows[0]["results.answer"], "42")
+            self.assertAlmostEqual(float(rows[0]["median_s"]), 1e-3)
+            self.assertAlmostEqual(float(rows[0]["ratio_to_reference"]), 1e-3 / entry["backends"]["one"]["median_s"])
+            table = Path(out, "table.md").read_text()
+            self.assertIn("fake [s]", table)
+            self.assertIn("fake/one", table)
+            self.assertIn("| fake (peer) |", table)
+
+    def test_peer_name_must_differ_from_backends(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit):
+                runner.main(["--suite", str(ROOT / "perf/suites/probe.json"), "--exe", f"one={EXE}",
+                             "--peer", f"one={self.fake_peer(d)}", "--out", d])
+
+    @unittest.skipUnless(os.environ.get("PARITY_HCUBATURE_PEER"), "set PARITY_HCUBATURE_PEER to the hcubature-peer binary")
+    def test_hcubature_peer(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = {"name": "paper", "model": "cubature", "peers": {"hcubature": ["double"]},
+                     "columns": ["results.evaluations", "results.relative_true_error"],
+                     "cases": [{"name": "f5-4d", "args": ["--integrand", "f5", "--dim", "4", "--rel-tol", "1e-6"]},
+                               {"name": "f4-3d", "args": ["--integrand", "f4", "--dim", "3", "--rel-tol", "1e-6"]}]}
+            Path(d, "paper.json").write_text(json.dumps(suite))
+            rc = runner.main(["--suite", str(Path(d, "paper.json")), "--exe", f"one={EXE}",
+                              "--peer", f"hcubature={os.environ['PARITY_HCUBATURE_PEER']}", "--out", d,
+                              "--probe", "none", "--repetitions", "1", "--warmup", "0"])
+            self.assertEqual(rc, 0)
+            doc = json.loads(Path(d, "results.json").read_text())
+            for entry in doc["results"]:
+                for name in ("one", "hcubature"):
+                    res = entry["backends"][name]["results"]
+                    self.assertEqual(res["status"], "converged")
+                    self.assertLess(res["relative_true_error"], 1e-6)
+                    self.assertGreater(res["evaluations"], 0)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,23 @@ class CubatureCli(CliTestCase):
         self.assertEqual(doc["results"]["status"], "budget_exhausted")
         self.assertLessEqual(doc["results"]["evaluations"], 200000)
 
+    def test_paper_integrands(self):
+        # f5 integrates to n/2 exactly; f3 has a reference for n <= 4 only (the report says null).
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--integrand", "f5", "--dim", "3", "--rel-tol", "1e-8", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            res = json.loads(Path(path).read_text())["results"]
+            self.assertEqual(res["exact"], 1.5)
+            self.assertLess(res["true_error"], 1e-8 * 1.5)
+            r = parity("cubature", "--integrand", "f3", "--dim", "6", "--rel-tol", "1e-1", "--max-evals", "2e5",
+                       "--json", path, "--quiet")
+            self.assertIn(r.returncode, (0, 3), r.stdout + r.stderr)
+            res = json.loads(Path(path).read_text())["results"]
+            self.assertIsNone(res["exact"])
+            self.assertIsNone(res["true_error"])
+        self.assert_bad_input(parity("cubature", "--integrand", "f1", "--upper", "2"), "unit cube")
+
     def test_bad_inputs(self):
         self.assert_bad_input(parity("cubature", "--dim", "0"), "dimension")
         self.assert_bad_input(parity("cubature", "--dim", "17"), "dimension")

@@ -121,6 +121,34 @@ TEST(CubatureIntegrate, SmoothIntegrandsReachTightTolerance) {
             << " evaluations, true rel error " << std::abs(s.integral - se) / std::abs(se) << "\n";
 }
 
+TEST(CubatureIntegrate, PaperIntegrandsAgainstReferences) {
+  // f1..f5 against references computed without cubature (paper_references.py: series and 1-D
+  // quadrature in arbitrary precision; f5 = n/2): the true error is within the tolerance.
+  struct Case {
+    Family f;
+    int n;
+    double rel;
+  };
+  auto o = small_options();
+  o.max_evaluations = 20'000'000;
+  for (Case c : {Case{Family::f1, 3, 1e-7}, Case{Family::f2, 2, 1e-6}, Case{Family::f3, 3, 1e-6},
+                 Case{Family::f4, 3, 1e-7}, Case{Family::f5, 3, 1e-8}}) {
+    std::vector<double> const zero(c.n, 0.0), one(c.n, 1.0);
+    double const reference = cub::genz_exact(c.f, zero, zero, zero, one);
+    ASSERT_TRUE(std::isfinite(reference));
+    auto const r = genz(c.f, zero, zero, c.rel, o);
+    double const true_error = std::abs(r.integral - reference);
+    std::cout << cub::to_string(c.f) << " " << c.n << "-D rel " << c.rel << ": " << r.evaluations
+              << " evaluations, true rel error " << true_error / std::abs(reference) << ", estimate "
+              << r.error / std::abs(reference) << "\n";
+    EXPECT_EQ(r.status, cub::Status::converged) << cub::to_string(c.f);
+    EXPECT_LE(true_error, c.rel * std::abs(reference)) << cub::to_string(c.f);
+  }
+  EXPECT_EQ(cub::genz_exact(Family::f5, std::vector<double>(8, 0.0), {}, std::vector<double>(8, 0.0),
+                            std::vector<double>(8, 1.0)),
+            4.0);
+}
+
 TEST(CubatureIntegrate, PolynomialConvergesInPhaseOne) {
   auto o = small_options();
   cub::Tolerances t;
