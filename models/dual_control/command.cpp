@@ -80,9 +80,19 @@ class Command final : public cli::Command {
     tol_option_ = sub.add_option("--tol", p_.tol, "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
     sub.add_option("--tol-myopic", p_.tol_myopic, "Tolerance of the myopic solve that starts the optimal one")->capture_default_str();
     sub.add_option("--max-iter", p_.max_iter, "Most iterations (then status not_converged, exit 3)")->capture_default_str();
-    sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
-                   "Policy-evaluation sweeps after each Bellman step (modified policy iteration; 0: plain value iteration)")
+    sub.add_option("--algorithm", algorithm_,
+                   "Optimal policy: accelerated (modified policy iteration: " +
+                       std::to_string(accelerated_evaluation_sweeps) +
+                       " policy-evaluation sweeps after each Bellman sweep until the Bellman residual stalls near "
+                       "the tolerance) or paper (plain value iteration, as Morozov & Mathur's Table 2). Same search "
+                       "over u and the same stopping test on Bellman sweeps: both within the tolerance of the same "
+                       "fixed point")
+        ->check(CLI::IsMember({"accelerated", "paper"}))
         ->capture_default_str();
+    sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
+                   "Policy-evaluation sweeps after each Bellman step (modified policy iteration; 0: plain value "
+                   "iteration; default: the algorithm's, " +
+                       std::to_string(accelerated_evaluation_sweeps) + " accelerated, 0 paper)");
     sub.add_option("--scan-points", p_.scan_points, "Objective evaluations spread over the inert bracket of u (3 to 64)")
         ->capture_default_str();
     sub.add_option("--brent-starts", p_.brent_starts,
@@ -102,6 +112,7 @@ class Command final : public cli::Command {
   report::RunReport execute(cli::Context& context) override {
     Params p = p_;
     p.policy = parse_policy(policy_);
+    p.algorithm = parse_algorithm(algorithm_);
     auto const g = parse_numbers(grid_, 3, "--grid");
     p.nx = as_count(g[0], "--grid");
     p.nmu = as_count(g[1], "--grid");
@@ -171,7 +182,8 @@ class Command final : public cli::Command {
                     {"tol", p.tolerance()},
                     {"tol_myopic", p.tol_myopic},
                     {"max_iter", p.max_iter},
-                    {"evaluation_sweeps", p.evaluation_sweeps},
+                    {"algorithm", to_string(p.algorithm)},
+                    {"evaluation_sweeps", p.evaluation_sweeps_effective()},
                     {"scan_points", p.scan_points},
                     {"brent_starts", p.brent_starts},
                     {"brent_max_iter", p.brent_max_iter},
@@ -211,8 +223,34 @@ class Command final : public cli::Command {
                  {"reference_states", refs},
                  {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0}};
     if (p.policy == Policy::optimal) {
+      r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;
       r.results["evaluation_sweeps_total"] = res.evaluation_sweeps;
+      r.results["objective_evaluations"] = {
+          {"bellman", res.bellman_evaluations},
+          {"per_bellman_update", res.iterations > 0 ? double(res.bellman_evaluations) / (double(points) * res.iterations) : 0.0}};
+    }
+    // Work of the timed phase, for the comparison runner's roofline. Every objective evaluation
+    // (one per point in a policy-evaluation sweep, the search's count in a Bellman sweep) gathers
+    // 8 values of V for each of the NGH Gauss-Hermite nodes (trilinear interpolation); we count
+    // those nominal gathered bytes plus the writes (V; and u in a Bellman sweep). Neighbouring
+    // points gather overlapping cells, so most gathers hit cache and the achieved "bandwidth" can
+    // exceed what DRAM alone would allow: read it as the rate of interpolation traffic.
+    {
+      double const real_bytes = context.precision == Precision::f32 ? 4.0 : 8.0;
+      double const gather = 8.0 * p.quad_nodes * real_bytes;  // per objective evaluation
+      double const evaluation_sweep = double(points) * (gather + real_bytes);
+      double bytes = 0;
+      std::string phase;
+      if (p.policy == Policy::optimal) {
+        phase = "parity::dual_control::value_iteration";
+        bytes = double(res.bellman_evaluations) * gather + double(points) * res.iterations * 2 * real_bytes +
+                double(res.evaluation_sweeps) * evaluation_sweep;
+      } else {
+        phase = "parity::dual_control::policy_evaluation";
+        bytes = double(res.iterations) * evaluation_sweep;
+      }
+      r.results["work"] = {{"bytes", bytes}, {"phase", phase}};
     }
     if (!res.simulation.empty()) {
       nlohmann::json sims = nlohmann::json::object();
@@ -245,6 +283,7 @@ class Command final : public cli::Command {
 
   Params p_;
   std::string policy_ = "optimal";
+  std::string algorithm_ = "accelerated";
   std::string grid_ = "16,16,16";
   std::string x_range_ = "-10,10", mu_range_ = "-4,4", sigma_range_ = "0,4";
   std::string initial_ = "2,1,1";

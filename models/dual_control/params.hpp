@@ -16,6 +16,24 @@ namespace parity::dual_control {
 
 enum class Policy { inert, myopic, optimal };
 
+// How the optimal policy is solved (both reach the same fixed point; see README):
+//  paper: plain value iteration, every Bellman sweep a full safeguarded search at every point
+//         (the algorithm of Morozov & Mathur, as their Table 2 times it);
+//  accelerated: modified policy iteration (evaluation sweeps of the current policy between
+//         Bellman sweeps, until the Bellman residual stalls near the tolerance), the same search.
+enum class Algorithm { paper, accelerated };
+
+inline std::string to_string(Algorithm a) { return a == Algorithm::paper ? "paper" : "accelerated"; }
+
+inline Algorithm parse_algorithm(std::string const& s) {
+  if (s == "paper") return Algorithm::paper;
+  if (s == "accelerated") return Algorithm::accelerated;
+  throw InvalidInput("--algorithm must be paper or accelerated, got '" + s + "'");
+}
+
+// Policy-evaluation sweeps after each Bellman sweep when --evaluation-sweeps is not given.
+constexpr int accelerated_evaluation_sweeps = 20;
+
 inline std::string to_string(Policy p) {
   return p == Policy::inert ? "inert" : (p == Policy::myopic ? "myopic" : "optimal");
 }
@@ -53,7 +71,9 @@ struct Params {
   double tol = -1.0;        // < 0: 1e-6 for inert/myopic, 1e-4 for optimal
   double tol_myopic = 1e-6;  // the myopic solve that starts the optimal one
   long max_iter = 5000;
-  int evaluation_sweeps = 0;  // policy-evaluation sweeps between Bellman steps (modified policy iteration)
+  Algorithm algorithm = Algorithm::accelerated;
+  int evaluation_sweeps = -1;  // policy-evaluation sweeps between Bellman steps (modified policy iteration);
+                               // < 0: the algorithm's default (paper 0, accelerated 20)
   int scan_points = 16;       // objective evaluations spread over the bracket before the searches
   int brent_starts = 3;       // Brent searches around the lowest local minima of that scan
   int brent_max_iter = 60;    // function evaluations per Brent search, at most
@@ -67,6 +87,10 @@ struct Params {
   State initial_state = {2.0, 1.0, 1.0};
 
   double tolerance() const { return tol >= 0 ? tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
+  int evaluation_sweeps_effective() const {
+    if (evaluation_sweeps >= 0) return evaluation_sweeps;
+    return algorithm == Algorithm::paper ? 0 : accelerated_evaluation_sweeps;
+  }
 };
 
 inline void validate(Params const& p) {
@@ -94,7 +118,8 @@ inline void validate(Params const& p) {
   require(p.tol < 0 || (finite(p.tol) && p.tol > 0), "--tol must be > 0");
   require(finite(p.tol_myopic) && p.tol_myopic > 0, "--tol-myopic must be > 0");
   require(p.max_iter >= 1, "--max-iter must be >= 1");
-  require(p.evaluation_sweeps >= 0 && p.evaluation_sweeps <= 1000, "--evaluation-sweeps must lie in [0, 1000]");
+  require(p.evaluation_sweeps >= -1 && p.evaluation_sweeps <= 1000,
+          "--evaluation-sweeps must lie in [0, 1000] (or -1: the algorithm's default)");
   require(p.scan_points >= 3 && p.scan_points <= 64, "--scan-points must lie in [3, 64]");
   require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
   require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");

@@ -32,6 +32,7 @@ struct Result {
   long iterations = 0;          // Bellman / evaluation iterations of the requested policy
   long myopic_iterations = 0;   // optimal runs: iterations of the preliminary myopic solve
   long evaluation_sweeps = 0;   // optimal runs: policy-evaluation sweeps in total
+  long bellman_evaluations = 0; // optimal runs: objective evaluations of all Bellman sweeps (searches over u)
   double residual = 0;          // final MacQueen-Porteus relative bound delta/(1-delta) span(dV)/max|V|
   double tolerance = 0;         // requested
   double tolerance_effective = 0;  // raised to a precision floor for float

@@ -26,7 +26,7 @@ class DualControlCli(CliTestCase):
         r = parity("--help")
         self.assertEqual(r.returncode, 0)
         for option in ("--policy", "--grid", "--gamma", "--delta", "--omega", "--sigma-eps", "--quad-nodes",
-                       "--tol", "--max-iter", "--simulate-paths"):
+                       "--tol", "--max-iter", "--simulate-paths", "--algorithm", "--evaluation-sweeps"):
             self.assertIn(option, r.stdout)
 
     def test_bad_input(self):
@@ -44,6 +44,7 @@ class DualControlCli(CliTestCase):
         self.assert_rejected(["--x-range", "3,1"], "--x-range")
         self.assert_rejected(["--omega", "0"], "omega")
         self.assert_rejected(["--tol", "-1"], "--tol")
+        self.assert_rejected(["--algorithm", "fast"], "--algorithm")
 
     def test_inert_run_report_and_arrays(self):
         with tempfile.TemporaryDirectory() as d:
@@ -71,6 +72,11 @@ class DualControlCli(CliTestCase):
             exact = cf["a"] + cf["b"] * x + cf["c"] * x * x
             centre = np.abs(x) <= 2
             self.assertLess(np.max(np.abs(V[centre, 1, 1] - exact[centre]) / exact[centre]), 0.05)
+            # work of the timed sweeps: per point and sweep 8 x NGH gathered values and one write (double)
+            work = res["work"]
+            self.assertEqual(work["phase"], "parity::dual_control::policy_evaluation")
+            self.assertIn(work["phase"], doc["timing"]["phases"])
+            self.assertEqual(work["bytes"], res["iterations"] * 41 * 3 * 3 * (8 * 32 + 1) * 8)
 
     def test_optimal_small_run(self):
         with tempfile.TemporaryDirectory() as d:
@@ -89,6 +95,23 @@ class DualControlCli(CliTestCase):
             self.assertEqual(V.shape, (9, 9, 5))
             self.assertEqual(u.shape, (9, 9, 5))
             self.assertLessEqual(np.max(V[2:-2, 2:-2, :-1] - Vm[2:-2, 2:-2, :-1]), 1e-4 * Vm.max())
+            res = doc["results"]
+            self.assertEqual(res["algorithm"], "accelerated")
+            # 5 evaluation sweeps after each Bellman sweep but the last (none once the residual stalls)
+            self.assertLessEqual(res["evaluation_sweeps_total"], 5 * (res["iterations"] - 1))
+            self.assertGreaterEqual(res["evaluation_sweeps_total"], 5)
+            # the search evaluates the objective at least at the myopic u, the scan and one Brent step
+            evals = res["objective_evaluations"]
+            self.assertGreaterEqual(evals["per_bellman_update"], 1 + 16 + 1)
+            self.assertAlmostEqual(evals["bellman"], evals["per_bellman_update"] * 9 * 9 * 5 * res["iterations"],
+                                   delta=0.5)
+            work = res["work"]
+            self.assertEqual(work["phase"], "parity::dual_control::value_iteration")
+            gather = 8 * 8 * 8  # 8 values x 8 nodes x 8 bytes per objective evaluation
+            points = 9 * 9 * 5
+            expected = (evals["bellman"] * gather + points * res["iterations"] * 2 * 8
+                        + res["evaluation_sweeps_total"] * points * (gather + 8))
+            self.assertEqual(work["bytes"], expected)
 
     def test_not_converged_exit_3(self):
         with tempfile.TemporaryDirectory() as d:

@@ -228,13 +228,12 @@ dc::Params optimal_params() {
   p.policy = dc::Policy::optimal;
   p.nx = 11, p.nmu = 11, p.nsigma = 7;
   p.quad_nodes = 12;
-  p.evaluation_sweeps = 10;
-  return p;
+  return p;  // the default algorithm: accelerated
 }
 
 struct OptimalRun {
   dc::Params params;
-  dc::Result inert, optimal;
+  dc::Result inert, optimal, paper;
 };
 
 OptimalRun const& optimal_run() {  // shared by the tests below (plain data, no Views)
@@ -245,6 +244,9 @@ OptimalRun const& optimal_run() {  // shared by the tests below (plain data, no 
     pi.policy = dc::Policy::inert;
     o.inert = solve(pi);
     o.optimal = solve(o.params);
+    auto pp = o.params;
+    pp.algorithm = dc::Algorithm::paper;
+    o.paper = solve(pp);
     return o;
   }();
   return run;
@@ -314,6 +316,48 @@ TEST(DualControlOptimal, BellmanEquationHoldsAgainstFineScan) {
       }
   EXPECT_LT(worst_policy, p.tolerance() * vmax);
   EXPECT_LT(worst_scan, p.tolerance() * vmax);
+}
+
+// The accelerated algorithm (modified policy iteration) and the paper's plain value iteration reach
+// the same fixed point: both stop
+// on the MacQueen-Porteus bound, which puts each V (after the midpoint shift) within tol/2 max|V|
+// of it, so they must agree to tol max|V|. Where their policies differ by more than 1e-3 the
+// minimum is not unique to that tolerance: the host model (V of the paper run) rates both u alike.
+TEST(DualControlOptimal, AcceleratedAgreesWithPaperAlgorithm) {
+  auto const& o = optimal_run();
+  auto const& p = o.params;
+  auto const &a = o.optimal, &b = o.paper;
+  ASSERT_TRUE(a.converged);
+  ASSERT_TRUE(b.converged);
+  EXPECT_EQ(b.evaluation_sweeps, 0);
+  EXPECT_LE(a.evaluation_sweeps, dc::accelerated_evaluation_sweeps * (a.iterations - 1));
+  EXPECT_GE(a.evaluation_sweeps, dc::accelerated_evaluation_sweeps);
+  EXPECT_LT(a.iterations, b.iterations);  // modified policy iteration needs fewer Bellman sweeps
+  EXPECT_GT(a.bellman_evaluations, 17 * long(a.V.size()) * a.iterations);  // myopic u + scan + Brent, at least
+  EXPECT_EQ(a.V_myopic, b.V_myopic);  // the same myopic start
+  double vmax = 0, dv = 0;
+  for (std::size_t n = 0; n < a.V.size(); ++n) {
+    vmax = std::max(vmax, std::abs(b.V[n]));
+    dv = std::max(dv, std::abs(a.V[n] - b.V[n]));
+  }
+  EXPECT_LT(dv, p.tolerance() * vmax);
+  EXPECT_GT(dv, 0);  // two different computations
+  auto const host = host_model(p, b, b.V);
+  int same = 0, ties = 0;
+  for (std::size_t i = 0; i < b.x.size(); ++i)
+    for (std::size_t j = 0; j < b.mu.size(); ++j)
+      for (std::size_t k = 0; k < b.Sigma.size(); ++k) {
+        std::size_t const n = index(b, int(i), int(j), int(k));
+        if (std::abs(a.u[n] - b.u[n]) <= 1e-3) {
+          ++same;
+          continue;
+        }
+        ++ties;
+        double const fa = host.objective(b.x[i], b.mu[j], b.Sigma[k], a.u[n]);
+        double const fb = host.objective(b.x[i], b.mu[j], b.Sigma[k], b.u[n]);
+        EXPECT_LT(std::abs(fa - fb), p.tolerance() * vmax) << i << " " << j << " " << k << ": u " << a.u[n] << " vs " << b.u[n];
+      }
+  EXPECT_GT(same, int(0.95 * double(a.V.size()))) << ties << " near-ties";
 }
 
 TEST(DualControlOptimal, FloatAgreesWithDouble) {
@@ -434,9 +478,13 @@ namespace parity_test_dual_control {
 // Values recorded from the OpenMP build (g++ 16, Kokkos 5.2, double; identical at 1, 2 and 4
 // threads). Every backend runs this test: Serial and CUDA must give the same iteration counts and
 // the same value function to 1e-9 relative (rounding and fused multiply-adds differ; the policy,
-// a flat argmin, to 1e-4).
+// a flat argmin, to 1e-4). Recorded before the accelerated algorithm existed, with the paper's
+// search and 10 evaluation sweeps per Bellman sweep: --algorithm paper still gives these values.
 TEST(DualControlGolden, SameResultsOnEveryBackend) {
-  auto const& r = optimal_run().optimal;
+  auto p = optimal_params();
+  p.algorithm = dc::Algorithm::paper;
+  p.evaluation_sweeps = 10;
+  auto const r = solve(p);
   EXPECT_EQ(r.myopic_iterations, 238);
   EXPECT_EQ(r.iterations, 6);
   EXPECT_EQ(r.evaluation_sweeps, 50);
@@ -453,6 +501,30 @@ TEST(DualControlGolden, SameResultsOnEveryBackend) {
   for (auto const& g : golden) {
     EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
     EXPECT_NEAR(r.V_myopic[g.n], g.V_myopic, 1e-9 * g.V_myopic) << g.n;
+    EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
+  }
+}
+}  // namespace parity_test_dual_control
+
+namespace parity_test_dual_control {
+// The same for the default, accelerated algorithm (modified policy iteration, 20 evaluation
+// sweeps), recorded from the same OpenMP build. Its V differs from the paper's values above by
+// about 2e-3 (1e-4 of V, within the tolerance: both stop on the same test, at different residuals).
+TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
+  auto const& r = optimal_run().optimal;
+  EXPECT_EQ(r.myopic_iterations, 238);
+  EXPECT_EQ(r.iterations, 5);
+  EXPECT_EQ(r.evaluation_sweeps, 80);
+  EXPECT_NEAR(double(r.bellman_evaluations), 170140.0, 1700.0);  // Brent's path may differ in the last bits
+  struct Golden {
+    std::size_t n;
+    double V, u;
+  };
+  Golden const golden[] = {{0, 13.810979745654798, -1.777040678872192},  {100, 33.88122489895945, -2.2372763001996225},
+                           {333, 18.946829459945135, -0.5477986625543184}, {500, 22.35920864948505, 0.5516892127429406},
+                           {777, 13.962905120601981, 2.252870053685823},   {846, 25.3330313665186, -1.3841216101642055}};
+  for (auto const& g : golden) {
+    EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
   }
 }
