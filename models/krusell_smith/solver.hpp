@@ -496,9 +496,6 @@ class PanelSimulation {
         sum_("parity::krusell_smith::capital_sum"),
         K_path_("parity::krusell_smith::K_path", p.periods + 1),
         k_(k) {
-    using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-    using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
-    int const nk = axk.size();
     double const invN = 1.0 / double(N_);
     bool const cubic = p.interp == Interp::catmull_rom;
     slices_.reserve(T_);
@@ -511,12 +508,10 @@ class PanelSimulation {
     if (p.panel_launch == PanelLaunch::graph) {
       graph_ = Kokkos::Experimental::create_graph<ExecSpace>([&](auto root) {
         Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;  // type-erased: reassigned below
-        for (int t = 0; t < T_; ++t) {
-          node = node.then_parallel_for("parity::krusell_smith::policy_slice", SliceRange(space_, {0, 0}, {2, nk - 1}),
-                                        slices_[t]);
-          node = node.then_parallel_reduce("parity::krusell_smith::panel_step", Range(space_, 0, N_), steps_[t], sum_);
-        }
-        node.then_parallel_for("parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
+        enqueue([&](auto const& label, auto const& policy, auto const& f) { node = node.then_parallel_for(label, policy, f); },
+                [&](auto const& label, auto const& policy, auto const& f, auto const& result) {
+                  node = node.then_parallel_reduce(label, policy, f, result);
+                });
       });
       graph_->instantiate();  // here, so the first simulation's time is the launch alone
     }
@@ -524,25 +519,34 @@ class PanelSimulation {
 
   // Simulates the panel under policy g; returns K_0..K_T on the device (valid once space fences).
   Kokkos::View<double*, Mem> run(G const& g) {
-    using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-    using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     Kokkos::deep_copy(space_, g_, g);
     Kokkos::deep_copy(space_, k_, Real(initial_capital_));
     Kokkos::deep_copy(space_, sum_, double(initial_capital_) * double(N_));
     if (graph_) {
       graph_->submit(space_);
     } else {
-      int const nk = int(coef_.extent(1)) + 1;
-      for (int t = 0; t < T_; ++t) {
-        Kokkos::parallel_for("parity::krusell_smith::policy_slice", SliceRange(space_, {0, 0}, {2, nk - 1}), slices_[t]);
-        Kokkos::parallel_reduce("parity::krusell_smith::panel_step", Range(space_, 0, N_), steps_[t], sum_);
-      }
-      Kokkos::parallel_for("parity::krusell_smith::K_last", Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
+      enqueue([](auto const& label, auto const& policy, auto const& f) { Kokkos::parallel_for(label, policy, f); },
+              [](auto const& label, auto const& policy, auto const& f, auto const& result) {
+                Kokkos::parallel_reduce(label, policy, f, result);
+              });
     }
     return K_path_;
   }
 
  private:
+  // The simulation's kernels in order, handed to a launcher: recorded into the graph or run now.
+  template <class ForKernel, class ReduceKernel>
+  void enqueue(ForKernel&& for_kernel, ReduceKernel&& reduce_kernel) const {
+    using AgentRange = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+    using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+    long const cells = long(coef_.extent(1));
+    for (int t = 0; t < T_; ++t) {
+      for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}), slices_[t]);
+      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), steps_[t], sum_);
+    }
+    for_kernel(std::string("parity::krusell_smith::K_last"), Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
+  }
+
   ExecSpace space_;
   long N_;
   int T_;
