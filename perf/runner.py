@@ -401,7 +401,7 @@ def main(argv=None) -> int:
                 ap.error("combined runs must share the reference backend")
             for name, info in other["backends"].items():
                 doc["backends"].setdefault(name, info)
-            doc["results"] += other["results"]
+            merge_results(doc["results"], other["results"])
             doc["failures"] = doc.get("failures", []) + other.get("failures", [])
         doc["combined_from"] = [f"{d.get('date')} ({len(d['results'])} entries)" for d in docs]
         out.mkdir(parents=True, exist_ok=True)
@@ -503,6 +503,26 @@ def main(argv=None) -> int:
     if failures:
         print(f"runner: {len(failures)} case(s) failed: {', '.join(failures)}", file=sys.stderr)
     return 1 if failures else rc
+
+
+def merge_results(into: list[dict], more: list[dict]) -> None:
+    """Adds the entries of another run: a case run in both gains the other's backends, and a
+    backend skipped in one run but measured in the other counts as measured (so combining a
+    targeted run with the rest of a suite does not show the targeted cases as skipped)."""
+    index = {(e["suite"], e["case"], e["precision"]): e for e in into}
+    for e in more:
+        mine = index.get((e["suite"], e["case"], e["precision"]))
+        if mine is None:
+            into.append(e)
+            index[(e["suite"], e["case"], e["precision"])] = e
+            continue
+        for key in ("backends", "failures", "compared"):
+            if key in e:
+                mine.setdefault(key, {}).update(e[key])
+        for name, why in e.get("skipped", {}).items():
+            mine["skipped"].setdefault(name, why)
+        ran = set(mine["backends"]) | set(mine.get("failures", {}))
+        mine["skipped"] = {b: why for b, why in mine["skipped"].items() if b not in ran}
 
 
 def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:

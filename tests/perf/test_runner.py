@@ -42,6 +42,21 @@ class Arithmetic(unittest.TestCase):
         table = runner.markdown_table(list(rows.values()), ["serial", "cuda"], "cuda")
         self.assertIn("16x", table)
 
+    def test_combined_runs_merge_a_case(self):
+        # A targeted run (--only) measured cuda; the rest of the suite skipped it on the command
+        # line: the combined entry holds both backends and no stale skip reason.
+        into = [{"suite": "s", "case": "c", "precision": "double", "backends": {"serial": summary(4.0)},
+                 "failures": {}, "skipped": {"cuda": "skipped on the command line"}}]
+        more = [{"suite": "s", "case": "c", "precision": "double", "backends": {"cuda": summary(1.0)},
+                 "failures": {}, "skipped": {"serial": "too slow"}},
+                {"suite": "s", "case": "d", "precision": "double", "backends": {"cuda": summary(2.0)},
+                 "failures": {}, "skipped": {}}]
+        runner.merge_results(into, more)
+        self.assertEqual(len(into), 2)
+        self.assertEqual(set(into[0]["backends"]), {"serial", "cuda"})
+        self.assertEqual(into[0]["skipped"], {})
+        self.assertEqual(into[1]["case"], "d")
+
     def test_series(self):
         self.assertEqual(runner.series_of("inert-16-float"), "inert")
         self.assertEqual(runner.series_of("optimal-256-double"), "optimal")
