@@ -221,11 +221,13 @@ class Command final : public cli::Command {
                  {"mp_shift", res.mp_shift},
                  {"inert_closed_form", {{"a", res.inert.a}, {"b", res.inert.b}, {"c", res.inert.c}}},
                  {"reference_states", refs},
-                 {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0}};
+                 {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0},
+                 {"history", {{"residual", res.residual_history}}}};
     if (p.policy == Policy::optimal) {
       r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;
       r.results["evaluation_sweeps_total"] = res.evaluation_sweeps;
+      r.results["history"]["evaluation_sweeps"] = res.evaluation_sweeps_history;
       r.results["objective_evaluations"] = {
           {"bellman", res.bellman_evaluations},
           {"per_bellman_update", res.iterations > 0 ? double(res.bellman_evaluations) / (double(points) * res.iterations) : 0.0}};

@@ -37,6 +37,10 @@ struct Result {
   double tolerance = 0;         // requested
   double tolerance_effective = 0;  // raised to a precision floor for float
   double mp_shift = 0;          // MacQueen-Porteus midpoint added to V at the end
+  // Convergence history of the requested policy's iterations: the residual after each sweep
+  // (optimal: each Bellman sweep) and, for optimal runs, the evaluation sweeps that followed it.
+  std::vector<double> residual_history;
+  std::vector<int> evaluation_sweeps_history;
   bool converged = false;
   InertClosedForm inert;
   std::vector<ReferenceValue> references;

@@ -40,6 +40,9 @@ struct Problem {
   Real alpha, gamma, delta, omega, xbar, ubar, sig2;
   Real inert_a, inert_b, inert_c;  // closed-form inert cost-to-go
   Real vmin;                       // sigma_eps^2 / (1 - delta): no policy does better
+  // ubar = 0 and a mu axis symmetric about 0: the problem is unchanged under (u, mu) -> (-u, -mu)
+  // (beta u has the same law), so V is even in mu and at mu = 0 the objective is even in u.
+  bool mirror_symmetric;
   grid::Axis<Real, MemorySpace> ax, amu, asg;
   quadrature::DeviceGaussHermite<Real, MemorySpace> gh;
 
@@ -137,6 +140,9 @@ struct BrentSettings {
 //  4. the best of all of these and of the warm-start and myopic u themselves.
 // Keeping the warm-start candidate makes successive value-iteration sweeps monotone even where the
 // interpolated objective has several nearly equal local minima.
+// Where the problem is mirror-symmetric and mu = 0, the objective is even in u and its minima come
+// in pairs +-u; the search is then over u >= 0, so the policy takes the non-negative one of each
+// pair on every backend (otherwise rounding alone would choose, differently on each).
 constexpr int max_scan_points = 64;
 
 template <class Real, class MemorySpace, class Values>
@@ -146,6 +152,7 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, Memory
   Objective<Real, MemorySpace, Values> f{&problem, &v, x, mu, S};
   Real lo, hi;
   problem.bracket(x, mu, S, lo, hi);
+  if (problem.mirror_symmetric && mu == Real(0)) lo = Real(0);  // the bracket holds u = 0
   Real const um = problem.myopic(x, mu, S);
   u_warm = u_warm < lo ? lo : (u_warm > hi ? hi : u_warm);
   Real const tol = Real(bs.tol);
@@ -283,6 +290,7 @@ struct IterationOutcome {
   double residual = 0;
   double mp_mid = 0;  // delta/(1-delta) (min dV + max dV)/2 of the last sweep
   bool converged = false;
+  std::vector<double> residuals;  // after each sweep
 };
 
 template <class Real, class Sweep>
@@ -296,6 +304,7 @@ IterationOutcome iterate(Sweep&& sweep, double delta, double tol, long max_iter,
     out.iterations = it;
     out.residual = scale * (double(st.dmax) - double(st.dmin)) / vmax;
     out.mp_mid = scale * 0.5 * (double(st.dmin) + double(st.dmax));
+    out.residuals.push_back(out.residual);
     progress.update({stage, it, out.residual, timer.seconds(), ""});
     if (!std::isfinite(out.residual)) break;
     if (out.residual <= tol) {
@@ -326,6 +335,7 @@ Problem<Real, MemorySpace> make_problem(Params const& p) {
   pr.inert_b = Real(inert.b);
   pr.inert_c = Real(inert.c);
   pr.vmin = Real(p.sigma_eps * p.sigma_eps / (1 - p.delta));
+  pr.mirror_symmetric = p.ubar == 0 && p.mu_lo == -p.mu_hi;
   pr.ax = grid::Axis<Real, MemorySpace>("dual_control::x",
                                         grid::clustered_nodes(p.x_lo, p.x_hi, p.nx, p.xbar, p.x_concentration));
   pr.amu = grid::Axis<Real, MemorySpace>("dual_control::mu",
@@ -494,6 +504,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     result.residual = eval.residual;
     result.converged = eval.converged;
     result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
+    result.residual_history = eval.residuals;
   } else {
     result.myopic_iterations = eval.iterations;
     {
@@ -525,6 +536,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
         bool const done = residual <= result.tolerance_effective;
         if (residual > 0.5 * previous_residual && residual < 10 * result.tolerance_effective) evaluation_sweeps_now = 0;
         previous_residual = residual;
+        result.evaluation_sweeps_history.push_back(done ? 0 : evaluation_sweeps_now);
         if (!done)
           for (int m = 0; m < evaluation_sweeps_now; ++m) {
             evaluate_policy(space, problem, v, u, v_next);
@@ -541,6 +553,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       result.evaluation_sweeps = sweeps;
       result.bellman_evaluations = bellman_evaluations;
       result.mp_shift = params.mp_correction && vi.converged ? vi.mp_mid : 0.0;
+      result.residual_history = vi.residuals;
       if (params.mp_correction && vi.converged) add_constant(space, v, Real(vi.mp_mid));
     }
   }
