@@ -1,6 +1,7 @@
 # cmake -DSOURCE_DIR=... -DOUTPUT=... -P WriteGitCommit.cmake
 # Writes the current commit (with "-dirty" for local changes) as a C string literal, touching the
-# file only when it changes so incremental builds stay incremental.
+# file only when it changes so incremental builds stay incremental. Where the sources are no git
+# checkout (a copied tree, a tarball), the environment variable PARITY_COMMIT names the commit.
 set(commit "unknown")
 find_program(GIT git)
 if(GIT)
@@ -14,6 +15,9 @@ if(GIT)
       string(APPEND commit "-dirty")
     endif()
   endif()
+endif()
+if(commit STREQUAL "unknown" AND NOT "$ENV{PARITY_COMMIT}" STREQUAL "")
+  set(commit "$ENV{PARITY_COMMIT}")
 endif()
 set(content "\"${commit}\"\n")
 if(EXISTS ${OUTPUT})
