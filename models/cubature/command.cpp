@@ -72,7 +72,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"phase1_capacity", x.phase1_capacity},
           {"filtered_regions", x.filtered_regions},
           {"mode", to_string(x.mode)},
-          {"error_estimate", to_string(x.error_estimate)}};
+          {"error_estimate_method", to_string(x.error_estimate)}};
 }
 
 void write_history(std::string const& dir, std::string const& prefix, Result const& r) {
