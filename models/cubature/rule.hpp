@@ -26,8 +26,9 @@
 //      N2, N3: orthogonal to 1 and x_1^2: degree 3;
 //      N1: the remaining direction, orthogonal to everything up to degree 5 (it is
 //          proportional to I7 - I5): degree 5;
-//    mutually orthogonal, each scaled to the norm of the degree-7 rule (make_null_rules,
-//    derived numerically on the host; tests check the moments). With e1 = |N1|,
+//    mutually orthogonal; N1 is taken equal to I7 - I5, the others are scaled to the norm of
+//    the degree-7 rule (make_null_rules, derived numerically on the host; tests check the
+//    moments and the orthogonality). With e1 = |N1|,
 //    e2 = sqrt(N2^2 + N3^2), e3 = |N4| and r = max(e1/e2, e2/e3): for a smooth integrand on a
 //    small region e_k ~ h^(8-2k), so r ~ h^2 is small and the degree-7 error is about r e1; the
 //    estimate is then c_asymptotic r e1 (c_asymptotic = 2). If r > r_crit = 1 (values not
@@ -168,7 +169,10 @@ NullRules<Real> make_null_rules(int n) {
   auto put = [&](int row, int b) {
     for (int k = 0; k < 5; ++k) out.w[row][k] = b >= 0 && b < found ? Real(scale * basis[b][k]) : Real(0);
   };
-  put(0, found > last ? last : -1);  // N1: degree 5
+  // N1: degree 5; it is parallel to the difference of the two rules (both exact to degree 5),
+  // and taken equal to it, so e1 = |I7 - I5| (tests check the direction).
+  double const w5[5] = {r.v1, r.v2, r.v3, r.v4, 0.0};
+  for (int k = 0; k < 5; ++k) out.w[0][k] = Real(w7[k] - w5[k]);
   put(1, index[2]);                  // N2: x_1^4 direction, degree 3
   put(2, index[3]);                  // N3: x_1^2 x_2^2 direction (none for n = 1)
   put(3, index[1]);                  // N4: x_1^2 direction, degree 1
