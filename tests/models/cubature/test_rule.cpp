@@ -48,6 +48,12 @@ struct AlongAxis {
   }
 };
 
+// exp(s (x_0 + x_1)) (namespace scope: CUDA lambdas cannot capture local types).
+struct Exp {
+  double s = 1;
+  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const { return Kokkos::exp(s * (x[0] + x[1])); }
+};
+
 template <class F>
 RegionEstimate<double> apply_rule(F const& f, std::vector<double> const& c, std::vector<double> const& h,
                                   int team_size = 1,
@@ -208,12 +214,6 @@ TEST(CubatureRule, NullRuleEstimateOnSmoothAndCoarseRegions) {
   // the estimate bounds the true error of the degree-7 value while being far below |I7 - I5|.
   // On a region much wider than the integrand's scale the ratio test fails and the estimate
   // is at least |I7 - I5|.
-  struct Exp {
-    double s = 1;
-    KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
-      return Kokkos::exp(s * (x[0] + x[1]));
-    }
-  };
   int const n = 3;
   auto const nulls = parity::cubature::make_null_rules<double>(n);
   std::vector<double> c{0.2, 0.1, 0.5}, h(n, 0.05);
