@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,13 @@ nlohmann::json parameters_json(Params const& p) {
           {"heap_capacity", o.heap_capacity},
           {"max_memory_mb", o.max_memory_mb},
           {"team_size", o.team_size},
-          {"rule", "Genz-Malik degree 7 with embedded degree 5; error |I7 - I5|"},
-          {"algorithm", "two-phase (Arumugam et al. 2013)"}};
+          {"mode", to_string(o.mode)},
+          {"error_estimate", to_string(o.error_estimate)},
+          {"rule", "Genz-Malik degree 7 with embedded degree 5"},
+          {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published"
+                                              : "two-phase (Arumugam et al. 2013): breadth-first phase 1 while the "
+                                                "list fits max_memory_mb, PAGANI-style filtering, null-rule error "
+                                                "estimate (Berntsen, Espelid & Genz 1991)"}};
 }
 
 nlohmann::json result_json(Params const& p, RunResult const& r) {
@@ -62,7 +68,11 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"phase2_budget_limited", x.phase2_budget_limited},
           {"phase2_storage_limited", x.phase2_storage_limited},
           {"phase2_batch", x.phase2_batch},
-          {"heap_capacity", x.heap_capacity}};
+          {"heap_capacity", x.heap_capacity},
+          {"phase1_capacity", x.phase1_capacity},
+          {"filtered_regions", x.filtered_regions},
+          {"mode", to_string(x.mode)},
+          {"error_estimate_method", to_string(x.error_estimate)}};
 }
 
 void write_history(std::string const& dir, std::string const& prefix, Result const& r) {
@@ -114,6 +124,18 @@ class Command final : public cli::Command {
     sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance")->capture_default_str();
     sub.add_option("--max-evals", max_evals_, "Most integrand evaluations (e.g. 1e8)")->capture_default_str();
     auto& o = params_.options;
+    sub.add_option("--mode", o.mode,
+                   "improved (null-rule error estimate, breadth-first phase 1 while the list fits --max-memory-mb, "
+                   "filtering) or paper (Arumugam et al. 2013 as published)")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, Mode>{{"improved", Mode::improved}, {"paper", Mode::paper}}))
+        ->capture_default_str();
+    sub.add_option("--error-estimate", o.error_estimate,
+                   "automatic (null_rules in improved mode, difference in paper mode), difference (|I7 - I5|) or "
+                   "null_rules")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, ErrorEstimate>{
+            {"automatic", ErrorEstimate::automatic},
+            {"difference", ErrorEstimate::difference},
+            {"null_rules", ErrorEstimate::null_rules}}));
     sub.add_option("--initial-regions", o.initial_regions, "Phase 1 starts from an even partition of about this many regions")
         ->capture_default_str();
     sub.add_option("--max-regions", o.max_regions, "Lmax: phase-1 splits aim at a list of this many regions")
@@ -123,7 +145,8 @@ class Command final : public cli::Command {
     sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")->capture_default_str();
     sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")->capture_default_str();
     sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")->capture_default_str();
-    sub.add_option("--max-memory-mb", o.max_memory_mb, "Memory for the phase-2 heaps of one batch (MB)")
+    sub.add_option("--max-memory-mb", o.max_memory_mb,
+                   "Memory for the phase-2 heaps of one batch (MB); improved mode: also for the phase-1 region lists")
         ->capture_default_str();
     sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
   }

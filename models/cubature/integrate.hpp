@@ -140,7 +140,8 @@ void even_partition(ExecutionSpace const& space, RegionList<Real, typename Execu
 template <class ExecutionSpace, class Real, class F>
 void evaluate_list(ExecutionSpace const& space, F const& f, int n,
                    RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
-                   int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite) {
+                   int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
+                   NullRules<Real> const& nulls) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   auto const center = list.center;
@@ -155,7 +156,7 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
         int const r = team.league_rank();
         Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
-        auto const e = evaluate_region(team, f, n, &center(r, 0), &half(r, 0), s.data());
+        auto const e = evaluate_region(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           estimate(r) = e.integral;
           error(r) = e.error;
@@ -213,6 +214,85 @@ KOKKOS_INLINE_FUNCTION double volume_fraction(View const& half, std::int64_t r, 
   double v = 1;
   for (int i = 0; i < n; ++i) v *= double(half(r, i)) / box_half[i];
   return v;
+}
+
+// Unfinished (flagged) regions whose error exceeds t.
+template <class ExecutionSpace, class Real>
+std::int64_t count_above(ExecutionSpace const& space, Kokkos::View<Real*, typename ExecutionSpace::memory_space> err,
+                         Kokkos::View<int*, typename ExecutionSpace::memory_space> flag, std::int64_t count, double t) {
+  std::int64_t above = 0;
+  Kokkos::parallel_reduce(
+      "parity::cubature::count_above", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r, std::int64_t & a) { a += (flag(r) && double(err(r)) > t) ? 1 : 0; }, above);
+  return above;
+}
+
+struct Filtered {
+  std::int64_t regions = 0;
+  double estimate = 0, error = 0, volume = 0;
+};
+
+// PAGANI-style memory filter: finishes the unfinished regions of smallest error, as few as
+// leave at most `keep` unfinished, if their errors add up to at most `allowance`; then
+// recomputes the compaction offsets. Returns what it finished (nothing if not allowed).
+// Deterministic: the threshold comes from integer counts, the sums from fixed-order sums.
+template <class ExecutionSpace, class Real>
+Filtered filter_smallest(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                         std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+                         Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+                         Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
+                         Matrix<typename ExecutionSpace::memory_space> terms, std::int64_t keep, double allowance) {
+  auto const err = list.error;
+  auto const est = list.estimate;
+  auto const half = list.half;
+  double max_err = 0;
+  Kokkos::parallel_reduce(
+      "parity::cubature::max_error", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r, double& m) {
+        if (flag(r)) m = Kokkos::fmax(m, double(err(r)));
+      },
+      Kokkos::Max<double>(max_err));
+  if (!(allowance > 0) || count_above<ExecutionSpace, Real>(space, err, flag, count, 0.0) <= keep) return {};
+  double lo = 0, hi = max_err;  // above(lo) > keep >= above(hi)
+  for (int k = 0; k < 200; ++k) {
+    double const mid = 0.5 * (lo + hi);
+    if (!(mid > lo && mid < hi)) break;
+    if (count_above<ExecutionSpace, Real>(space, err, flag, count, mid) <= keep)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  double const t = hi;
+  Kokkos::parallel_for(
+      "parity::cubature::filter_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        bool const sel = flag(r) && double(err(r)) <= t;
+        terms(r, 0) = sel ? double(est(r)) : 0.0;
+        terms(r, 1) = sel ? double(err(r)) : 0.0;
+        terms(r, 2) = sel ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
+        terms(r, 3) = sel ? 1.0 : 0.0;
+      });
+  auto const sums = fixed_order_sums(space, terms, count);
+  if (sums[1] > allowance) return {};
+  Kokkos::parallel_for(
+      "parity::cubature::filter", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        if (flag(r) && double(err(r)) <= t) flag(r) = 0;
+      });
+  std::int64_t bad = 0;
+  Kokkos::parallel_scan(
+      "parity::cubature::compact", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r, std::int64_t & update, bool final) {
+        if (final) offset(r) = update;
+        update += flag(r);
+      },
+      bad);
+  Filtered out;
+  out.regions = std::int64_t(sums[3] + 0.5);
+  out.estimate = sums[0];
+  out.error = sums[1];
+  out.volume = sums[2];
+  return out;
 }
 
 // Heap entries: [center (n), half-widths (n), estimate, error, axis], a max-heap on the error.
@@ -276,7 +356,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
                   Matrix<typename ExecutionSpace::memory_space> sums,
                   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts,
-                  bool resume) {
+                  bool resume, NullRules<Real> const& nulls) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Space = typename ExecutionSpace::scratch_memory_space;
   using RealScratch = Kokkos::View<Real*, Space, Kokkos::MemoryUnmanaged>;
@@ -366,8 +446,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
           });
           team.team_barrier();
           if (is(2) != reason_running) break;
-          auto const ea = evaluate_region(team, f, n, ca, ha, rule_s);
-          auto const eb = evaluate_region(team, f, n, cb, hb, rule_s);
+          auto const ea = evaluate_region(team, f, n, ca, ha, rule_s, nulls);
+          auto const eb = evaluate_region(team, f, n, cb, hb, rule_s, nulls);
           Kokkos::single(Kokkos::PerTeam(team), [&]() {
             int size = int(is(0));
             heap_push(heap, stride, n, size, ca, ha, ea.integral, ea.error, ea.axis);
@@ -426,6 +506,15 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
 
   Result res;
   Kokkos::Timer clock;
+  bool const paper = opt.mode == Mode::paper;
+  ErrorEstimate const estimate_kind =
+      opt.error_estimate != ErrorEstimate::automatic ? opt.error_estimate
+                                                     : (paper ? ErrorEstimate::difference : ErrorEstimate::null_rules);
+  NullRules<Real> const nulls =
+      estimate_kind == ErrorEstimate::null_rules ? make_null_rules<Real>(n) : NullRules<Real>();
+  res.mode = opt.mode;
+  res.error_estimate = estimate_kind;
+  double const memory_bytes = opt.max_memory_mb * 1048576.0;
 
   // Even partition: about `initial_regions` (fewer if the budget is smaller), as equal counts
   // per axis as the product allows.
@@ -451,12 +540,32 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   std::int64_t count = 1;
   for (int i = 0; i < n; ++i) count *= counts[i];
 
-  std::int64_t const capacity = std::max<std::int64_t>(count, opt.max_regions);
-  List current(capacity, n), next(capacity, n);
-  Kokkos::View<int*, Mem> finite("parity::cubature::finite", capacity);
-  Kokkos::View<int*, Mem> flag("parity::cubature::bad", capacity);
-  Kokkos::View<std::int64_t*, Mem> offset("parity::cubature::offset", capacity);
-  detail::Matrix<Mem> terms("parity::cubature::terms", capacity, 4);
+  // Longest list phase 1 may hold: paper mode max_regions; improved mode as many regions as
+  // max_memory_mb holds (two lists and the per-region work arrays). Arrays grow on demand.
+  double const region_bytes = 2.0 * (2 * n + 2) * sizeof(Real) + 2.0 * sizeof(int) + 4.0 * sizeof(int) +
+                              sizeof(std::int64_t) + 4.0 * sizeof(double);
+  std::int64_t const capacity =
+      paper ? std::max<std::int64_t>(count, opt.max_regions)
+            : std::max<std::int64_t>(count, std::int64_t(std::min(memory_bytes / region_bytes, double(1 << 30))));
+  res.phase1_capacity = capacity;
+  List current(count, n), next;
+  Kokkos::View<int*, Mem> finite, flag;
+  Kokkos::View<std::int64_t*, Mem> offset;
+  detail::Matrix<Mem> terms;
+  auto reserve = [&](std::int64_t m) {  // work arrays for m regions
+    if (std::int64_t(flag.extent(0)) >= m) return;
+    std::int64_t const size = std::max(m, std::min(2 * std::int64_t(flag.extent(0)), capacity));
+    finite = Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::finite"), size);
+    flag = Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::bad"), size);
+    offset = Kokkos::View<std::int64_t*, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::offset"), size);
+    terms = detail::Matrix<Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::terms"), size, 4);
+  };
+  auto ensure_list = [&](List& l, std::int64_t m) {
+    if (std::int64_t(l.estimate.extent(0)) >= m) return;
+    l = List();  // free first
+    l = List(std::max(m, std::min(2 * m, capacity)), n);
+  };
 
   double fin_est = 0, fin_err = 0;   // finished regions
   std::int64_t fin_regions = 0;
@@ -464,12 +573,15 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   bool not_finite = false, budget_hit = false, done = false;
   std::int64_t bad = 0;
   double bad_volume = 0, bad_error = 0;
+  double active_volume = 1.0;        // volume fraction of the current list
+  int const iteration_limit = paper ? opt.max_phase1_iterations : 16 * opt.max_phase1_iterations;
 
   {
     timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase1");
     detail::even_partition<ExecutionSpace, Real>(space, current, n, count, counts, lo, hi);
     for (int it = 1;; ++it) {
-      detail::evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite);
+      reserve(count);
+      detail::evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite, nulls);
       res.evaluations += count * points;
       res.regions_evaluated += count;
       res.phase1_iterations = it;
@@ -514,14 +626,17 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         break;
       }
 
-      // Classify against the volume share of the tolerance; finished regions leave the list.
+      // Classify against the volume share of the tolerance (paper), or of what is left of it
+      // (improved: 0.9 tau less the finished regions' error, over the unfinished volume, as in
+      // PAGANI); finished regions leave the list.
       {
         auto const half = current.half;
         auto const est = current.estimate;
         auto const err = current.error;
         auto const t = terms;
         auto const fl = flag;
-        double const tol_c = tol_now;
+        double const tol_c =
+            paper ? tol_now : std::max(0.0, 0.9 * tol_now - fin_err) / std::max(active_volume, 1e-300);
         Kokkos::parallel_for(
             "parity::cubature::classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
             KOKKOS_LAMBDA(std::int64_t r) {
@@ -565,17 +680,44 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         break;
       }
 
-      // Split the bad regions into d pieces each (the list then holds about max_regions).
-      int d = int(std::clamp<std::int64_t>(opt.max_regions / bad, 2, opt.max_split));
+      // Paper: split the bad regions into d pieces each (the list then holds about
+      // max_regions); hand over once phase2_regions are bad. Improved: bisect them while the
+      // list fits `capacity`, finishing the regions of smallest error when it would not.
       std::int64_t const left = opt.max_evaluations - res.evaluations;
-      if (bad * d * points > left) d = int(std::min<std::int64_t>(d, left / (bad * points)));
-      bool const handover = bad >= opt.phase2_regions || it >= opt.max_phase1_iterations || d < 2;
+      int d = 2;
+      bool handover = false;
+      if (paper) {
+        d = int(std::clamp<std::int64_t>(opt.max_regions / bad, 2, opt.max_split));
+        if (bad * d * points > left) d = int(std::min<std::int64_t>(d, left / (bad * points)));
+        handover = bad >= opt.phase2_regions || it >= iteration_limit || d < 2;
+      } else {
+        if (2 * bad > capacity) {
+          auto const filtered = detail::filter_smallest<ExecutionSpace, Real>(
+              space, current, count, n, box_half, flag, offset, terms, capacity / 2,
+              0.5 * std::max(0.0, 0.9 * tol_now - fin_err));
+          if (filtered.regions > 0) {
+            fin_est += filtered.estimate;
+            fin_err += filtered.error;
+            fin_regions += filtered.regions;
+            bad_volume -= filtered.volume;
+            bad_error -= filtered.error;
+            bad -= filtered.regions;
+            res.filtered_regions += filtered.regions;
+            res.history.back().bad = bad;
+          }
+        }
+        handover = 2 * bad > capacity || 2 * bad * points > left || it >= iteration_limit;
+      }
+      active_volume = bad_volume;
       if (handover) {
+        ensure_list(next, bad);
         detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, 1, next);
         std::swap(current, next);
+        next = List();
         count = bad;
         break;
       }
+      ensure_list(next, bad * d);
       detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next);
       std::swap(current, next);
       count = bad * d;
@@ -608,7 +750,6 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     }
     // Heaps for as many regions at once as the memory limit allows.
     int const stride = 2 * n + 3;
-    double const memory_bytes = opt.max_memory_mb * 1048576.0;
     int const heap_capacity =
         opt.heap_capacity > 0
             ? opt.heap_capacity
@@ -624,7 +765,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     for (std::int64_t first = 0; first < count; first += batch) {
       int const m = int(std::min(batch, count - first));
       detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                                 region_counts, false);
+                                                 region_counts, false, nulls);
       out.update({"phase 2", first / batch + 1, -1.0, clock.seconds(),
                   "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
     }
@@ -659,7 +800,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
           movable);
       if (movable == 0) break;
       detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
-                                                 sums, region_counts, true);
+                                                 sums, region_counts, true, nulls);
       out.update({"phase 2", round, -1.0, clock.seconds(),
                   "unused evaluations moved to " + std::to_string(movable) + " regions"});
     }

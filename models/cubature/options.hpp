@@ -31,21 +31,37 @@ inline char const* to_string(Status s) {
   return "not_converged";
 }
 
+// improved: null-rule error estimate, breadth-first phase 1 for as long as the region list fits
+// max_memory_mb (bisection, PAGANI-style filtering when memory is short), phase 2 only then.
+// paper: the algorithm of Arumugam et al. (2013) as published: error |I7 - I5|, phase 1 hands
+// over once phase2_regions regions are unfinished, splits aim at max_regions.
+enum class Mode { improved, paper };
+// automatic: null rules in improved mode, |I7 - I5| in paper mode.
+enum class ErrorEstimate { automatic, difference, null_rules };
+
+inline char const* to_string(Mode m) { return m == Mode::paper ? "paper" : "improved"; }
+inline char const* to_string(ErrorEstimate e) {
+  return e == ErrorEstimate::difference ? "difference" : e == ErrorEstimate::null_rules ? "null_rules" : "automatic";
+}
+
 struct Tolerances {
   double absolute = 0.0;
   double relative = 1e-6;
 };
 
 struct Options {
+  Mode mode = Mode::improved;
+  ErrorEstimate error_estimate = ErrorEstimate::automatic;
   std::int64_t max_evaluations = 1'000'000'000;  // integrand evaluations in all
   int initial_regions = 2048;                     // phase 1 starts from an even partition of about this many
   int max_regions = 2048;                         // Lmax: phase-1 splits aim at a list of this length
   int phase2_regions = 512;                       // phase 1 hands over once this many regions are bad
   int max_split = 8;                              // most pieces one region is cut into in a phase-1 step
-  int max_phase1_iterations = 64;
+  int max_phase1_iterations = 64;                // paper mode; improved mode: 16 times this
   int heap_capacity = 0;                          // subregions each phase-2 region may hold; 0: as many as
                                                   // max_memory_mb allows with every phase-2 region resident
-  double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together
+  double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together; improved
+                                                  // mode: also the phase-1 region lists
   int team_size = 0;                              // 0: 1 on host backends, 32 on GPUs
 };
 
@@ -70,6 +86,10 @@ struct Result {
   std::int64_t phase2_budget_limited = 0;    // of those, stopped by their evaluation share
   std::int64_t phase2_storage_limited = 0;   // of those, stopped by a full heap
   std::int64_t phase2_batch = 0;             // phase-2 regions run at once
+  std::int64_t phase1_capacity = 0;          // longest region list phase 1 may hold
+  std::int64_t filtered_regions = 0;         // regions finished by the memory filter (improved mode)
+  Mode mode = Mode::improved;
+  ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   int heap_capacity = 0;
   double tolerance = 0.0;                    // max(tau_abs, tau_rel |I|) at the end
   std::vector<Phase1Step> history;

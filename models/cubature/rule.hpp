@@ -1,6 +1,7 @@
 #pragma once
 // The Genz-Malik (1980) degree-7 cubature rule with its embedded degree-5 rule, as used by
-// CUHRE and hcubature, evaluated on one axis-aligned region by one Kokkos team.
+// CUHRE and hcubature, evaluated on one axis-aligned region by one Kokkos team, with two error
+// estimates.
 //
 // On the cube [-1,1]^n (scaled to a region with center c and half-widths h) the points are
 //   the center; +-l2 e_i; +-l3 e_i; +-l4 (+-e_i +- e_j), i<j; all 2^n points (+-l5,...,+-l5),
@@ -8,10 +9,36 @@
 // region's volume): w1 = (12824 - 9120 n + 400 n^2)/19683, w2 = 980/6561, w3 = (1820 - 400 n)/19683,
 // w4 = 200/19683, w5 = 6859/19683/2^n; degree-5 weights: w1' = (729 - 950 n + 50 n^2)/729,
 // w2' = 245/486, w3' = (265 - 100 n)/1458, w4' = 25/729 (checked by tests: exact for every
-// monomial of degree <= 7, resp. 5). Error estimate: |I7 - I5|. Split axis: the largest fourth
-// divided difference |d2_i - (l2/l3)^2 d3_i|, d_k,i = f(c + l_k h_i e_i) + f(c - l_k h_i e_i) - 2 f(c)
-// (Genz & Malik's criterion); near-ties go to the widest axis.
+// monomial of degree <= 7, resp. 5). Split axis: the largest fourth divided difference
+// |d2_i - (l2/l3)^2 d3_i|, d_k,i = f(c + l_k h_i e_i) + f(c - l_k h_i e_i) - 2 f(c) (Genz &
+// Malik's criterion); near-ties go to the widest axis.
+//
+// Error estimates (ErrorEstimate in options.hpp):
+//  - difference: |I7 - I5| (the paper's and hcubature's; it is the error of the degree-5 rule,
+//    so for smooth integrands far above the error of the returned degree-7 value);
+//  - null_rules: in the manner of Berntsen, Espelid & Genz (1991, ACM TOMS 17(4) 437-451).
+//    A null rule is a weight vector on the same points that integrates every polynomial up to
+//    its degree to zero. The five fully symmetric orbits above carry a 5-dimensional space of
+//    symmetric weight vectors; in the inner product <u,v> = sum over points u v, Gram-Schmidt
+//    on the moment constraints (the weight vectors representing integration of 1, x_1^2, x_1^4,
+//    x_1^2 x_2^2 over the orbit points), taken in order of degree, gives
+//      N4: orthogonal to the constant: a null rule of degree 1;
+//      N2, N3: orthogonal to 1 and x_1^2: degree 3;
+//      N1: the remaining direction, orthogonal to everything up to degree 5 (it is
+//          proportional to I7 - I5): degree 5;
+//    mutually orthogonal; N1 is taken equal to I7 - I5, the others are scaled to the norm of
+//    the degree-7 rule (make_null_rules, derived numerically on the host; tests check the
+//    moments and the orthogonality). With e1 = |N1|,
+//    e2 = sqrt(N2^2 + N3^2), e3 = |N4| and r = max(e1/e2, e2/e3): for a smooth integrand on a
+//    small region e_k ~ h^(8-2k), so r ~ h^2 is small and the degree-7 error is about r e1; the
+//    estimate is then c_asymptotic r e1 (c_asymptotic = 2). If r > r_crit = 1 (values not
+//    decreasing with the degree: the region is too coarse for the integrand) it is
+//    c_coarse max(e1, e2, e3, |I7 - I5|) (c_coarse = 2), never below the paper's estimate; the
+//    two branches meet at r = 1. The constants were chosen with the Genz-family test
+//    (test_integrate.cpp), which reports how often the estimate bounds the true error.
+//    Rounding: never below 64 eps times the region's volume times the largest sampled |f| sum.
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <cstdint>
 
 #include "models/cubature/options.hpp"
@@ -50,12 +77,115 @@ struct RuleConstants {
   }
 };
 
+// Null rules as per-point weights on the five orbits (center, +-l2 e_i, +-l3 e_i, pairs, 2^n
+// corners), unscaled by the volume; see the top of this file. enabled = false: the error is
+// |I7 - I5|.
+template <class Real>
+struct NullRules {
+  bool enabled = false;
+  Real w[4][5] = {};        // N1 (degree 5), N2, N3 (degree 3), N4 (degree 1)
+  Real r_crit = Real(1);           // largest ratio still taken as decreasing (asymptotic)
+  Real c_asymptotic = Real(2);     // error = c_asymptotic r e1 (r <= r_crit)
+  Real c_coarse = Real(2);         // error = c_coarse max(e1, e2, e3, |I7 - I5|) (r > r_crit)
+};
+
+// Orbit sizes of the rule in n dimensions.
+inline void orbit_counts(int n, double* count) {
+  count[0] = 1;
+  count[1] = 2.0 * n;
+  count[2] = 2.0 * n;
+  count[3] = 2.0 * n * (n - 1);
+  count[4] = std::ldexp(1.0, n);
+}
+
+// The sum over orbit k's points (on [-1,1]^n) of the monomial class m: 0: 1, 1: x_1^2,
+// 2: x_1^4, 3: x_1^2 x_2^2, 4: x_1^6, 5: x_1^4 x_2^2, 6: x_1^2 x_2^2 x_3^2, 7: x_1^8.
+inline double orbit_moment(int n, int k, int m) {
+  double const l2 = 9.0 / 70.0, l4 = 9.0 / 10.0, l5 = 9.0 / 19.0;  // squared generators
+  double const r2[5] = {0.0, l2, l4, l4, l5};
+  static constexpr int degree[8] = {0, 2, 4, 4, 6, 6, 6, 8};
+  static constexpr int axes[8] = {0, 1, 1, 2, 1, 2, 3, 1};  // variables the monomial involves
+  if (axes[m] > n) return 0.0;
+  int const d = degree[m] / 2;
+  double count[5];
+  orbit_counts(n, count);
+  if (m == 0) return count[k];
+  switch (k) {
+    case 0: return 0.0;
+    case 1:
+    case 2: return axes[m] == 1 ? 2.0 * std::pow(r2[k], d) : 0.0;
+    case 3:  // +-l4 e_i +-l4 e_j: x_1 appears in 4 (n-1) points, x_1 and x_2 together in 4
+      return axes[m] == 1 ? 4.0 * (n - 1) * std::pow(r2[3], d) : axes[m] == 2 ? 4.0 * std::pow(r2[3], d) : 0.0;
+    default: return count[4] * std::pow(r2[4], d);
+  }
+}
+
+// The null rules for n dimensions (host; see the top of this file).
+template <class Real>
+NullRules<Real> make_null_rules(int n) {
+  double count[5];
+  orbit_counts(n, count);
+  auto dot = [&](double const* u, double const* v) {
+    double s = 0;
+    for (int k = 0; k < 5; ++k) s += count[k] * u[k] * v[k];
+    return s;
+  };
+  // Constraint vectors: integrating monomial class m is <a_m, w> with a_m,k = moment / count.
+  double basis[5][5] = {};
+  int found = 0;
+  auto add = [&](double* v) {  // Gram-Schmidt (twice, for accuracy); true if v was independent
+    double const norm0 = std::sqrt(dot(v, v));
+    for (int pass = 0; pass < 2; ++pass)
+      for (int b = 0; b < found; ++b) {
+        double const p = dot(v, basis[b]);
+        for (int k = 0; k < 5; ++k) v[k] -= p * basis[b][k];
+      }
+    double const norm = std::sqrt(dot(v, v));
+    if (!(norm > 1e-10 * norm0)) return false;
+    for (int k = 0; k < 5; ++k) basis[found][k] = v[k] / norm;
+    ++found;
+    return true;
+  };
+  int index[4] = {-1, -1, -1, -1};  // basis index of the constraint of class 0..3
+  for (int m = 0; m < 4; ++m) {
+    double v[5];
+    for (int k = 0; k < 5; ++k) v[k] = count[k] > 0 ? orbit_moment(n, k, m) / count[k] : 0.0;
+    if (add(v)) index[m] = found - 1;
+  }
+  // The remaining direction (orthogonal to all constraints up to degree 5) among the orbits
+  // that exist.
+  int const last = found;
+  for (int k = 0; k < 5 && found == last; ++k) {
+    if (count[k] == 0) continue;
+    double v[5] = {};
+    v[k] = 1;
+    add(v);
+  }
+  RuleConstants<double> const r(n);
+  double const w7[5] = {r.w1, r.w2, r.w3, r.w4, r.w5};
+  double const scale = std::sqrt(dot(w7, w7));
+  NullRules<Real> out;
+  out.enabled = true;
+  auto put = [&](int row, int b) {
+    for (int k = 0; k < 5; ++k) out.w[row][k] = b >= 0 && b < found ? Real(scale * basis[b][k]) : Real(0);
+  };
+  // N1: degree 5; it is parallel to the difference of the two rules (both exact to degree 5),
+  // and taken equal to it, so e1 = |I7 - I5| (tests check the direction).
+  double const w5[5] = {r.v1, r.v2, r.v3, r.v4, 0.0};
+  for (int k = 0; k < 5; ++k) out.w[0][k] = Real(w7[k] - w5[k]);
+  put(1, index[2]);                  // N2: x_1^4 direction, degree 3
+  put(2, index[3]);                  // N3: x_1^2 x_2^2 direction (none for n = 1)
+  put(3, index[1]);                  // N4: x_1^2 direction, degree 1
+  return out;
+}
+
 // What one application of the rule gives on one region.
 template <class Real>
 struct RegionEstimate {
   Real integral;   // degree-7 value
   Real lower;      // embedded degree-5 value
-  Real error;      // |integral - lower|
+  Real error;      // the error estimate (|integral - lower| or from the null rules)
+  Real null[4];    // the null rules' values N1..N4 (zero without null rules)
   int axis;        // split axis
   bool finite;     // every integrand value was finite
 };
@@ -71,7 +201,8 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t rule_scratch_reals() {
 // result is independent of the team size up to the summation order inside the team.
 template <class Real, class F, class Member>
 KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, F const& f, int n, Real const* c,
-                                                            Real const* h, Real* axis_scratch) {
+                                                            Real const* h, Real* axis_scratch,
+                                                            NullRules<Real> const& nulls = NullRules<Real>()) {
   RuleConstants<Real> const k(n);
   Real f0 = 0;
   Kokkos::single(
@@ -169,6 +300,30 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
   r.error = Kokkos::abs(i7 - i5);
   r.axis = axis;
   r.finite = Kokkos::isfinite(i7) && Kokkos::isfinite(i5) && Kokkos::isfinite(s2 + s3 + maxdiff);
+  for (int q = 0; q < 4; ++q)
+    r.null[q] = nulls.enabled
+                    ? volume * (nulls.w[q][0] * f0 + nulls.w[q][1] * s2 + nulls.w[q][2] * s3 + nulls.w[q][3] * s4 +
+                                nulls.w[q][4] * s5)
+                    : Real(0);
+  if (nulls.enabled) {
+    Real const e1 = Kokkos::abs(r.null[0]);
+    Real const e2 = Kokkos::sqrt(r.null[1] * r.null[1] + r.null[2] * r.null[2]);
+    Real const e3 = Kokkos::abs(r.null[3]);
+    Real const floor = Real(64) * eps * volume *
+                       (Kokkos::abs(k.w1 * f0) + Kokkos::abs(k.w2 * s2) + Kokkos::abs(k.w3 * s3) +
+                        Kokkos::abs(k.w4 * s4) + Kokkos::abs(k.w5 * s5));
+    Real const big = Kokkos::fmax(e1, Kokkos::fmax(e2, e3));
+    // r = max(e1/e2, e2/e3) <= r_crit, written without dividing by zero.
+    bool const asymptotic = e1 <= nulls.r_crit * e2 && e2 <= nulls.r_crit * e3;
+    Real err;
+    if (asymptotic) {
+      Real const ratio = Kokkos::fmax(e2 > 0 ? e1 / e2 : Real(0), e3 > 0 ? e2 / e3 : Real(0));
+      err = nulls.c_asymptotic * ratio * e1;
+    } else {
+      err = nulls.c_coarse * Kokkos::fmax(big, Kokkos::abs(i7 - i5));
+    }
+    r.error = Kokkos::fmax(err, floor);
+  }
   // A barrier so that the scratch may be reused by the caller's next evaluation.
   team.team_barrier();
   return r;

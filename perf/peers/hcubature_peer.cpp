@@ -177,7 +177,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> ignored;
   static char const* const parity_only[] = {"--initial-regions", "--max-regions", "--phase2-regions", "--max-split",
                                             "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
-                                            "--team-size", "--threads", "--output-dir"};
+                                            "--team-size", "--threads", "--output-dir", "--mode",
+                                            "--error-estimate"};
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string const& k = args[i];
     if (k == "--quiet" || k == "-q") continue;

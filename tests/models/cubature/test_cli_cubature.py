@@ -90,6 +90,28 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--a", "-1"), "corner_peak")
         self.assert_bad_input(parity("cubature", "--heap-capacity", "1"), "heap capacity")
         self.assert_bad_input(parity("cubature", "--dim", "many"), "--dim")
+        self.assert_bad_input(parity("cubature", "--mode", "fast"), "--mode")
+        self.assert_bad_input(parity("cubature", "--error-estimate", "guess"), "--error-estimate")
+
+    def test_modes(self):
+        # Both modes on the same problem: the report names the mode and the estimate used, and
+        # each meets the tolerance with a true error within it.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            seen = {}
+            for mode in ("paper", "improved"):
+                r = parity("cubature", "--integrand", "f5", "--dim", "4", "--rel-tol", "1e-8", "--mode", mode,
+                           "--json", path, "--quiet")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                doc = json.loads(Path(path).read_text())
+                self.assertEqual(doc["parameters"]["mode"], mode)
+                res = doc["results"]
+                self.assertEqual(res["mode"], mode)
+                self.assertEqual(res["error_estimate_method"], "difference" if mode == "paper" else "null_rules")
+                self.assertLess(res["true_error"], 1e-8 * 2.0)
+                self.assertLessEqual(res["true_error"], res["error_estimate"])
+                seen[mode] = res["evaluations"]
+        self.assertLess(seen["improved"], seen["paper"])
 
 
 if __name__ == "__main__":

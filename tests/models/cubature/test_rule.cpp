@@ -2,6 +2,7 @@
 // for degree <= 5) and not beyond; the point count; the split-axis criterion.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -47,9 +48,16 @@ struct AlongAxis {
   }
 };
 
+// exp(s (x_0 + x_1)) (namespace scope: CUDA lambdas cannot capture local types).
+struct Exp {
+  double s = 1;
+  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const { return Kokkos::exp(s * (x[0] + x[1])); }
+};
+
 template <class F>
 RegionEstimate<double> apply_rule(F const& f, std::vector<double> const& c, std::vector<double> const& h,
-                                  int team_size = 1) {
+                                  int team_size = 1,
+                                  parity::cubature::NullRules<double> const& nulls = parity::cubature::NullRules<double>()) {
   int const n = int(c.size());
   auto const dc = parity::test::to_device(c);
   auto const dh = parity::test::to_device(h);
@@ -61,7 +69,7 @@ RegionEstimate<double> apply_rule(F const& f, std::vector<double> const& c, std:
       "parity::test::cubature_rule", Policy(ExecSpace(), 1, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Policy::member_type const& team) {
         Scratch s(team.team_scratch(0), parity::cubature::rule_scratch_reals<double>());
-        auto const e = parity::cubature::evaluate_region(team, f, n, dc.data(), dh.data(), s.data());
+        auto const e = parity::cubature::evaluate_region(team, f, n, dc.data(), dh.data(), s.data(), nulls);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { out(0) = e; });
       });
   auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
@@ -133,6 +141,94 @@ TEST(CubatureRule, NotExactBeyondItsDegree) {
     EXPECT_GT(std::abs(r6.lower - volume / 7) / (volume / 7), 1e-3) << n;
     EXPECT_GT(r6.error, 1e-4);  // the error estimate sees it
   }
+}
+
+TEST(CubatureRule, NullRulesAnnihilateTheirDegreeAndNoMore) {
+  // On a non-centred region: N1 integrates every monomial of degree <= 5 to zero, N2 and N3
+  // every one of degree <= 3, N4 every one of degree <= 1 (rounding relative to the integral
+  // of |x|^e); each is clearly nonzero on some monomial of the next even degree (N3 from n = 2:
+  // in one dimension there are only four orbits, so one degree-3 null rule).
+  for (int n : {1, 2, 3, 5, 8}) {
+    auto const nulls = parity::cubature::make_null_rules<double>(n);
+    ASSERT_TRUE(nulls.enabled);
+    std::vector<double> c(n), h(n);
+    for (int i = 0; i < n; ++i) {
+      c[i] = 0.3 - 0.13 * i;
+      h[i] = 0.35 + 0.07 * i;
+    }
+    int const null_degree[4] = {5, 3, 3, 1};
+    double largest_next[4] = {0, 0, 0, 0};  // largest |N| / scale over monomials of degree null_degree + 1
+    for (int degree = 0; degree <= 6; ++degree) {
+      std::vector<int> e(n);
+      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
+        Monomial m;
+        double scale = 1;
+        for (int i = 0; i < n; ++i) {
+          m.e[i] = ex[i];
+          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
+        }
+        auto const r = apply_rule(m, c, h, 1, nulls);
+        for (int q = 0; q < 4; ++q) {
+          if (degree <= null_degree[q])
+            EXPECT_NEAR(r.null[q], 0.0, 1e-12 * scale) << "N" << q + 1 << " n " << n << " degree " << degree;
+          else if (degree == null_degree[q] + 1)
+            largest_next[q] = std::max(largest_next[q], std::abs(r.null[q]) / scale);
+        }
+      });
+    }
+    for (int q = 0; q < 4; ++q) {
+      if (q == 2 && n == 1) {
+        EXPECT_EQ(largest_next[q], 0.0);
+        continue;
+      }
+      EXPECT_GT(largest_next[q], 1e-4) << "N" << q + 1 << " n " << n;
+    }
+  }
+}
+
+TEST(CubatureRule, NullRulesAreOrthogonalAndScaledToTheBasicRule) {
+  for (int n : {1, 2, 4, 7, 16}) {
+    auto const nulls = parity::cubature::make_null_rules<double>(n);
+    double count[5];
+    parity::cubature::orbit_counts(n, count);
+    parity::cubature::RuleConstants<double> const k(n);
+    double const w7[5] = {k.w1, k.w2, k.w3, k.w4, k.w5};
+    auto dot = [&](double const* u, double const* v) {
+      double s = 0;
+      for (int q = 0; q < 5; ++q) s += count[q] * u[q] * v[q];
+      return s;
+    };
+    double const norm7 = dot(w7, w7);
+    for (int a = 0; a < 4; ++a) {
+      if (a == 2 && n == 1) continue;  // no N3 in one dimension
+      // N1 is I7 - I5; the others (from Gram-Schmidt) have the basic rule's norm and are
+      // orthogonal to it and to each other.
+      if (a > 0) EXPECT_NEAR(dot(nulls.w[a], nulls.w[a]), norm7, 1e-10 * norm7) << a << " n " << n;
+      for (int b = 0; b < a; ++b) EXPECT_NEAR(dot(nulls.w[a], nulls.w[b]), 0.0, 1e-10 * norm7) << a << b << " n " << n;
+    }
+  }
+}
+
+TEST(CubatureRule, NullRuleEstimateOnSmoothAndCoarseRegions) {
+  // exp(x_0 + x_1) on a small region: the values decrease with the degree (asymptotic) and
+  // the estimate bounds the true error of the degree-7 value while being far below |I7 - I5|.
+  // On a region much wider than the integrand's scale the ratio test fails and the estimate
+  // is at least |I7 - I5|.
+  int const n = 3;
+  auto const nulls = parity::cubature::make_null_rules<double>(n);
+  std::vector<double> c{0.2, 0.1, 0.5}, h(n, 0.05);
+  Exp small;
+  auto const r = apply_rule(small, c, h, 1, nulls);
+  double const exact = (std::exp(0.25) - std::exp(0.15)) * (std::exp(0.15) - std::exp(0.05)) * 0.1;
+  double const true_error = std::abs(r.integral - exact);
+  EXPECT_LE(true_error, r.error);
+  EXPECT_LT(r.error, 0.05 * std::abs(r.integral - r.lower));
+  Exp steep;
+  steep.s = 40;
+  auto const coarse = apply_rule(steep, c, std::vector<double>(n, 0.5), 1, nulls);
+  double const exact_steep = std::pow((std::exp(40 * 0.7) - std::exp(40 * -0.3)) / 40, 1) *
+                             (std::exp(40 * 0.6) - std::exp(40 * -0.4)) / 40 * 1.0;
+  EXPECT_LE(std::abs(coarse.integral - exact_steep), coarse.error);
 }
 
 TEST(CubatureRule, PointCountAndPointsInside) {
