@@ -125,8 +125,8 @@ class Command final : public cli::Command {
     sub.add_option("--max-evals", max_evals_, "Most integrand evaluations (e.g. 1e8)")->capture_default_str();
     auto& o = params_.options;
     sub.add_option("--mode", o.mode,
-                   "improved (null-rule error estimate, breadth-first phase 1 while the list fits --max-memory-mb, "
-                   "filtering) or paper (Arumugam et al. 2013 as published)")
+                   "improved (|I7 - I5| raised by null rules on coarse regions, breadth-first phase 1 while the list "
+                   "fits --max-memory-mb, filtering) or paper (Arumugam et al. 2013 as published)")
         ->transform(CLI::CheckedTransformer(std::map<std::string, Mode>{{"improved", Mode::improved}, {"paper", Mode::paper}}))
         ->capture_default_str();
     sub.add_option("--error-estimate", o.error_estimate,

@@ -31,8 +31,9 @@ inline char const* to_string(Status s) {
   return "not_converged";
 }
 
-// improved: null-rule error estimate, breadth-first phase 1 for as long as the region list fits
-// max_memory_mb (bisection, PAGANI-style filtering when memory is short), phase 2 only then.
+// improved: error |I7 - I5| raised by null rules where they see a coarse region, breadth-first
+// phase 1 for as long as the region list fits max_memory_mb (bisection, PAGANI-style filtering
+// when memory is short), phase 2 only then.
 // paper: the algorithm of Arumugam et al. (2013) as published: error |I7 - I5|, phase 1 hands
 // over once phase2_regions regions are unfinished, splits aim at max_regions.
 enum class Mode { improved, paper };

@@ -55,12 +55,13 @@ cub::Result genz(Family f, std::vector<double> const& a, std::vector<double> con
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
-void genz_families(cub::Mode mode) {
+void genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstimate::automatic) {
   // Random a_i, u_i (Philox, fixed seed), moderate difficulty, several dimensions and tolerances.
   double const difficulty[] = {1.0, 4.0, 0.6, 4.0, 2.0, 1.0};  // per family, scaled by (0.5 + U)
   parity::random::PhiloxStream<double> rng(2013, 6);
   auto options = small_options();
   options.mode = mode;
+  options.error_estimate = estimate;
   std::int64_t evaluations = 0;
   // The estimate |I7 - I5| is known to be unreliable for discontinuous integrands (the rule
   // does not see a jump between its points), so accuracy is asserted for the other families.
@@ -102,10 +103,12 @@ void genz_families(cub::Mode mode) {
             << " are within 10x the tolerance; " << evaluations << " evaluations in all\n";
   ::testing::Test::RecordProperty(std::string("bounded_fraction_") + cub::to_string(mode),
                                   std::to_string(double(bounded) / cases));
-  // Measured (this seed): improved mode 59 of 68 (0.87; misses: 4 discontinuous, 4 corner_peak
-  // 3-D by factors 3-14, 1 gaussian 5-D by 1.7) with half the evaluations of the paper mode,
-  // which bounds 66 of 68 (0.97).
-  EXPECT_GE(bounded, (mode == cub::Mode::paper ? 0.9 : 0.85) * cases);
+  // Measured (this seed): improved mode 64 of 68 (0.94; the misses are all discontinuous) with
+  // 14.6 million evaluations against the paper mode's 21.0 million, which bounds 66 of 68
+  // (0.97; 2 discontinuous misses). For comparison, the improved mode with the plain |I7 - I5|
+  // estimate: 64 of 68, 14.4 million; with the null-rule estimate not floored at |I7 - I5|:
+  // 59 of 68 (4 corner_peak 3-D missed by factors 3-14, 1 gaussian 5-D by 1.7).
+  EXPECT_GE(bounded, 0.9 * cases);
   EXPECT_GE(converged, 0.9 * cases);
   EXPECT_EQ(accurate, smooth_converged);
 }
@@ -113,6 +116,7 @@ void genz_families(cub::Mode mode) {
 TEST(CubatureIntegrate, GenzFamiliesErrorEstimateBoundsTrueError) { genz_families(cub::Mode::improved); }
 
 TEST(CubatureIntegrate, GenzFamiliesErrorEstimateBoundsTrueErrorPaperMode) { genz_families(cub::Mode::paper); }
+
 
 TEST(CubatureIntegrate, AliasedIntegrandEstimateStaysHonest) {
   // Regression (issue #6): f2 = cos(prod cos(4^i x_i)) in 5-D oscillates with frequency 1024
@@ -139,10 +143,15 @@ TEST(CubatureIntegrate, AliasedIntegrandEstimateStaysHonest) {
   }
 }
 
-TEST(CubatureIntegrate, NullRuleEstimateStopsEarlierAtTheSameAccuracy) {
-  // The null-rule estimate tracks the degree-7 error on smooth integrands: the same
-  // tolerance is met with fewer evaluations than with |I7 - I5|, and the true error still meets
-  // it. Oscillatory 4-D and the paper's f5 (sum of cosines) in 4-D.
+TEST(CubatureIntegrate, NullRuleEstimateChangesNothingOnSmoothIntegrands) {
+  // The null rules only raise the estimate above |I7 - I5| on regions they see as coarse; on
+  // smooth integrands resolved by the adaptive refinement the two estimates give the same run
+  // (evaluations, integral) and the true error meets the tolerance: oscillatory 4-D at 1e-9.
+  // (Not so on every smooth integrand: on the paper's f5 in 4-D at 1e-9 they raise the estimate
+  // of some regions, and both estimates end budget_exhausted within 5e7 evaluations at true
+  // errors near 1e-12 - the estimates, not the integrals, limit such runs. The null rules alone,
+  // without the |I7 - I5| floor, converged there in 2.1e7 evaluations but missed smooth Genz
+  // cases; see genz_families.)
   auto o = small_options();
   o.max_evaluations = 50'000'000;
   struct Case {
@@ -150,23 +159,23 @@ TEST(CubatureIntegrate, NullRuleEstimateStopsEarlierAtTheSameAccuracy) {
     std::vector<double> a, u;
     double rel;
   };
-  for (Case const& c : {Case{Family::oscillatory, std::vector<double>(4, 2.0), std::vector<double>(4, 0.3), 1e-9},
-                        Case{Family::f5, std::vector<double>(4, 0.0), std::vector<double>(4, 0.0), 1e-9}}) {
+  for (Case const& c : {Case{Family::oscillatory, std::vector<double>(4, 2.0), std::vector<double>(4, 0.3), 1e-9}}) {
     std::vector<double> const lo(4, 0.0), hi(4, 1.0);
     double const exact = cub::genz_exact(c.f, c.a, c.u, lo, hi);
     o.error_estimate = cub::ErrorEstimate::difference;
     auto const diff = genz(c.f, c.a, c.u, c.rel, o);
     o.error_estimate = cub::ErrorEstimate::null_rules;
     auto const null = genz(c.f, c.a, c.u, c.rel, o);
-    std::cout << cub::to_string(c.f) << " 4-D rel " << c.rel << ": |I7-I5| " << diff.evaluations
-              << " evaluations (true rel error " << std::abs(diff.integral - exact) / std::abs(exact)
-              << "), null rules " << null.evaluations << " (true rel error "
+    std::cout << cub::to_string(c.f) << " 4-D rel " << c.rel << ": |I7-I5| " << diff.evaluations << " evaluations, "
+              << cub::to_string(diff.status) << " (true rel error " << std::abs(diff.integral - exact) / std::abs(exact)
+              << "), null rules " << null.evaluations << ", " << cub::to_string(null.status) << " (true rel error "
               << std::abs(null.integral - exact) / std::abs(exact) << ", estimate " << null.error / std::abs(exact)
               << ")\n";
     EXPECT_EQ(null.status, cub::Status::converged);
     EXPECT_LE(std::abs(null.integral - exact), c.rel * std::abs(exact));
     EXPECT_LE(std::abs(null.integral - exact), null.error);
-    EXPECT_LT(null.evaluations, diff.evaluations);
+    EXPECT_EQ(null.evaluations, diff.evaluations);
+    EXPECT_EQ(null.integral, diff.integral);
   }
 }
 
