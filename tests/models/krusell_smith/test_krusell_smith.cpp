@@ -188,20 +188,93 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
     }
     Kokkos::View<double*, MemSpace> k("k_agents", p.agents);
     auto const Kref = reference_panel(p, axk, axK, g, emp, z);
-    std::vector<double> by_launch[2];
-    for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
-      p.panel_launch = launch;
-      ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
-      for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
-        auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
-        double max_rel = 0;
-        for (int t = 0; t <= p.periods; ++t) max_rel = std::max(max_rel, std::abs(Kfused(t) / Kref[t] - 1));
-        EXPECT_LT(max_rel, 1e-11) << ks::to_string(method) << " " << ks::to_string(launch) << " run " << run;
-        by_launch[int(launch)].assign(Kfused.data(), Kfused.data() + Kfused.size());
+    std::vector<double> by_variant[2][2];  // [launch][locate]
+    for (auto locate : {ks::PanelLocate::power, ks::PanelLocate::bucket})
+      for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
+        p.panel_launch = launch;
+        p.panel_locate = locate;
+        ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
+        for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
+          auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
+          double max_rel = 0;
+          for (int t = 0; t <= p.periods; ++t) max_rel = std::max(max_rel, std::abs(Kfused(t) / Kref[t] - 1));
+          EXPECT_LT(max_rel, 1e-11) << ks::to_string(method) << " " << ks::to_string(launch) << " "
+                                    << ks::to_string(locate) << " run " << run;
+          by_variant[int(launch)][int(locate)].assign(Kfused.data(), Kfused.data() + Kfused.size());
+        }
+      }
+    for (int l = 0; l < 2; ++l)
+      EXPECT_EQ(by_variant[0][l], by_variant[1][l]) << "graph and one-by-one launches run the same kernels";
+    for (int l = 0; l < 2; ++l)
+      EXPECT_EQ(by_variant[l][0], by_variant[l][1]) << "both cell look-ups find the same cell and cubic";
+    EXPECT_GT(std::abs(Kref.back() - Kref.front()), 1e-3);  // the panel moved
+  }
+}
+
+// The closed-form cell of the power grid (PanelStepPower) against the axis' bucket look-up
+// (PanelStep) on capital values at and next to every node, at the ends, far below the first
+// positive node and beyond the grid: the same cell and cubic, so bit for bit the same k'.
+TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
+  for (int nk : {4, 37, 250}) {
+    for (double power : {1.0, 3.5, 7.0}) {
+      ks::Params p;
+      p.nk = nk, p.nK = 4, p.k_power = power;
+      using Axis = parity::grid::Axis<double, MemSpace>;
+      auto const kn = parity::grid::power_nodes(0, p.k_max, p.nk, p.k_power);
+      Axis const axk("k", kn);
+      Axis const axK("K", parity::grid::uniform_nodes(p.K_min, p.K_max, p.nK));
+      Kokkos::View<double***, MemSpace> g("g", 4, nk, p.nK);
+      auto gh = Kokkos::create_mirror_view(g);
+      for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < nk; ++i)
+          for (int j = 0; j < p.nK; ++j) gh(s, i, j) = 0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]);
+      Kokkos::deep_copy(g, gh);
+      // Capital: every node, just below and above it, cell midpoints, the ends, tiny and huge values.
+      std::vector<double> x{0.0, 1e-300, 1e-30, 1e-18, p.k_max, 1.5 * p.k_max, 1e300};
+      for (int i = 0; i < nk; ++i) {
+        x.push_back(kn[i]);
+        x.push_back(std::nextafter(kn[i], 0.0));
+        x.push_back(std::nextafter(kn[i], 2 * p.k_max));
+        if (i + 1 < nk) x.push_back(0.5 * (kn[i] + kn[i + 1]));
+      }
+      long const N = long(x.size());
+      Kokkos::View<std::uint32_t*, MemSpace> words("words", (N + 31) / 32);
+      auto wh = Kokkos::create_mirror_view(words);
+      for (std::size_t w = 0; w < wh.size(); ++w) wh(w) = 0x9e3779b9u * std::uint32_t(w + 1);  // mixed bits
+      Kokkos::deep_copy(words, wh);
+      Kokkos::View<double*, MemSpace> k1("k1", N), k2("k2", N);
+      auto xh = Kokkos::create_mirror_view(k1);
+      for (long i = 0; i < N; ++i) xh(i) = x[i];
+      Kokkos::deep_copy(k1, xh);
+      Kokkos::deep_copy(k2, xh);
+      Kokkos::View<double, MemSpace> sum("sum");
+      Kokkos::deep_copy(sum, 41.0);
+      Kokkos::View<double*, MemSpace> K_path("K_path", 1);
+      Kokkos::View<double***, MemSpace> coef("coef", 2, nk - 1, 4);
+      Kokkos::View<ks::kernels::CellCubic<double>*, MemSpace> rec("rec", 2 * (nk - 1));
+      using Policy2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+      for (bool cubic : {true, false}) {
+        for (bool records : {false, true})
+          Kokkos::parallel_for("parity::test::ks_slice", Policy2({0, 0}, {2, nk - 1}),
+                               ks::kernels::PolicySlice<Axis, decltype(g), double, MemSpace>{
+                                   axk, axK, g, coef, rec, sum, K_path, 1.0, 0, 1, cubic, records});
+        double s1 = 0, s2 = 0;
+        Kokkos::parallel_reduce("parity::test::ks_bucket", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+                                ks::kernels::PanelStep<Axis, double, MemSpace>{axk, words, coef, k1, 0, 0.0}, s1);
+        Kokkos::parallel_reduce(
+            "parity::test::ks_power", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+            ks::kernels::PanelStepPower<double, MemSpace>{words, rec, k2, 0, 0.0, 0.0, p.k_max, 1.0 / p.k_max,
+                                                          float(1.0 / power), nk - 1},
+            s2);
+        auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
+        auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
+        for (long i = 0; i < N; ++i)
+          ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i];
+        EXPECT_EQ(s1, s2);
+        Kokkos::deep_copy(k1, xh);
+        Kokkos::deep_copy(k2, xh);
       }
     }
-    EXPECT_EQ(by_launch[0], by_launch[1]) << "graph and one-by-one launches run the same kernels";
-    EXPECT_GT(std::abs(Kref.back() - Kref.front()), 1e-3);  // the panel moved
   }
 }
 
