@@ -326,8 +326,8 @@ TEST(KrusellSmithSolve, CapitalNonNegativeAndPanelMeanIsTheReduction) {
 }
 
 TEST(KrusellSmithSolve, LawOfMotionIsAccurateAndSelfConsistent) {
-  // Published values for this calibration and method were not available to us to test against
-  // (see the model notes); these are self-consistency checks of the fixed point.
+  // Self-consistency of the fixed point; OneStepForecastMatchesMMVReplication compares with an
+  // independent implementation of the same method.
   auto const& r = small_solve();
   EXPECT_GT(r.r_squared[0], 0.9999);
   EXPECT_GT(r.r_squared[1], 0.9999);
@@ -349,6 +349,44 @@ TEST(KrusellSmithSolve, LawOfMotionIsAccurateAndSelfConsistent) {
   EXPECT_LT(mean, Kg);
   EXPECT_GT(mean, 35.0);
   EXPECT_LT(mean, 45.0);
+}
+
+// Against an independent implementation of the same method and calibration: A. Peri's C port of
+// the published MATLAB program of Maliar, Maliar & Valli (2010) (MAIN.m: mu = 0.15, l = 1/0.9,
+// 100 x 4 grid, k = 1000 (i/99)^7, K in [30, 50], bilinear interpolation, 10,000 agents, 1,100
+// periods, 100 discarded), whose saved run (github.com/RiddleSingh/test_fpga,
+// baseline/codes/C/sample_output_base.txt, iteration 53) ends at
+//   ln K' = 0.155376 + 0.958725 ln K (good),  0.145957 + 0.959893 ln K (bad).
+// The two coefficients of each state are nearly collinear over the K the panel visits (ln K in
+// 3.6..3.8): across our seeds b0 moves by ~0.002 and b1 by ~0.0005 while the one-step forecast
+// K'(40) moves by 1e-5 (relative), so the forecast at K = 40 is what is compared. Ours (EGM
+// policy, exact unemployment draw, seeds 1-4 and the default) is 0.07% (good) and 0.09% (bad)
+// below the port's, with nk = 100, 200, 400 all within 2e-5 of each other; Hori's QuantEcon Julia
+// replication (mu = 0) sits within 0.01% of the port. The tolerance, 0.15%, is twice that gap: it
+// catches any change of the solution larger than the unexplained difference the README records;
+// it does not claim agreement at our seed-to-seed precision. The slopes (persistence) are
+// compared to 0.01 (ours 0.963 / 0.967 against 0.959 / 0.960).
+TEST(KrusellSmithSolve, OneStepForecastMatchesMMVReplication) {
+  ks::Params p;  // the JEDC calibration (mu = 0.15) and MAIN.m's grid, panel and periods
+  p.interp = ks::Interp::bilinear;
+  p.agents = 10000, p.periods = 1100, p.discard = 100, p.nk = 100, p.nK = 4;
+  p.init_coeffs = {0.13721, 0.96347, 0.11670, 0.96759};  // start near the fixed point: few iterations
+  p.tol = 1e-5;
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes phases;
+  auto const r = ks::solve<ExecSpace, double>(ExecSpace(), p, progress, phases);
+  ASSERT_TRUE(r.converged) << "coefficient change " << r.coeff_change;
+  double const x = std::log(40.0);
+  double const ours_g = r.coeffs[0] + r.coeffs[1] * x, ours_b = r.coeffs[2] + r.coeffs[3] * x;
+  double const mmv_g = 0.155376 + 0.958725 * x, mmv_b = 0.145957 + 0.959893 * x;
+  EXPECT_NEAR(ours_g - mmv_g, 0.0, 1.5e-3) << "ln K'(40), good state";
+  EXPECT_NEAR(ours_b - mmv_b, 0.0, 1.5e-3) << "ln K'(40), bad state";
+  EXPECT_NEAR(r.coeffs[1], 0.958725, 0.01);
+  EXPECT_NEAR(r.coeffs[3], 0.959893, 0.01);
+  // The forecast of the bad state lies below the good state's (productivity 0.99 vs 1.01).
+  EXPECT_LT(ours_b, ours_g);
+  EXPECT_GT(r.r_squared[0], 0.9999);
+  EXPECT_GT(r.r_squared[1], 0.9999);
 }
 
 TEST(KrusellSmithSolve, SameSeedSameResult) {
