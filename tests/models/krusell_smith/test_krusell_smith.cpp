@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -214,35 +215,38 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
 // The closed-form cell of the power grid (PanelStepPower) against the axis' bucket look-up
 // (PanelStep) on capital values at and next to every node, at the ends, far below the first
 // positive node and beyond the grid: the same cell and cubic, so bit for bit the same k'.
-TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
+template <class Real>
+void closed_form_cell_equals_bucket_lookup() {
   for (int nk : {4, 37, 250}) {
     for (double power : {1.0, 3.5, 7.0}) {
       ks::Params p;
       p.nk = nk, p.nK = 4, p.k_power = power;
-      using Axis = parity::grid::Axis<double, MemSpace>;
+      using Axis = parity::grid::Axis<Real, MemSpace>;
       auto const kn = parity::grid::power_nodes(0, p.k_max, p.nk, p.k_power);
       Axis const axk("k", kn);
       Axis const axK("K", parity::grid::uniform_nodes(p.K_min, p.K_max, p.nK));
-      Kokkos::View<double***, MemSpace> g("g", 4, nk, p.nK);
+      Kokkos::View<Real***, MemSpace> g("g", 4, nk, p.nK);
       auto gh = Kokkos::create_mirror_view(g);
       for (int s = 0; s < 4; ++s)
         for (int i = 0; i < nk; ++i)
-          for (int j = 0; j < p.nK; ++j) gh(s, i, j) = 0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]);
+          for (int j = 0; j < p.nK; ++j) gh(s, i, j) = Real(0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]));
       Kokkos::deep_copy(g, gh);
       // Capital: every node, just below and above it, cell midpoints, the ends, tiny and huge values.
-      std::vector<double> x{0.0, 1e-300, 1e-30, 1e-18, p.k_max, 1.5 * p.k_max, 1e300};
+      Real const big = std::numeric_limits<Real>::max() / 4, tiny = std::numeric_limits<Real>::denorm_min();
+      std::vector<Real> x{Real(0), tiny, Real(1e-30), Real(1e-18), Real(p.k_max), Real(1.5 * p.k_max), big};
       for (int i = 0; i < nk; ++i) {
-        x.push_back(kn[i]);
-        x.push_back(std::nextafter(kn[i], 0.0));
-        x.push_back(std::nextafter(kn[i], 2 * p.k_max));
-        if (i + 1 < nk) x.push_back(0.5 * (kn[i] + kn[i + 1]));
+        Real const node = Real(kn[i]);  // the axis' node in this precision
+        x.push_back(node);
+        x.push_back(std::nextafter(node, Real(0)));
+        x.push_back(std::nextafter(node, Real(2 * p.k_max)));
+        if (i + 1 < nk) x.push_back(Real(0.5 * (kn[i] + kn[i + 1])));
       }
       long const N = long(x.size());
       Kokkos::View<std::uint32_t*, MemSpace> words("words", (N + 31) / 32);
       auto wh = Kokkos::create_mirror_view(words);
       for (std::size_t w = 0; w < wh.size(); ++w) wh(w) = 0x9e3779b9u * std::uint32_t(w + 1);  // mixed bits
       Kokkos::deep_copy(words, wh);
-      Kokkos::View<double*, MemSpace> k1("k1", N), k2("k2", N);
+      Kokkos::View<Real*, MemSpace> k1("k1", N), k2("k2", N);
       auto xh = Kokkos::create_mirror_view(k1);
       for (long i = 0; i < N; ++i) xh(i) = x[i];
       Kokkos::deep_copy(k1, xh);
@@ -250,32 +254,37 @@ TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
       Kokkos::View<double, MemSpace> sum("sum");
       Kokkos::deep_copy(sum, 41.0);
       Kokkos::View<double*, MemSpace> K_path("K_path", 1);
-      Kokkos::View<double***, MemSpace> coef("coef", 2, nk - 1, 4);
-      Kokkos::View<ks::kernels::CellCubic<double>*, MemSpace> rec("rec", 2 * (nk - 1));
+      Kokkos::View<Real***, MemSpace> coef("coef", 2, nk - 1, 4);
+      Kokkos::View<ks::kernels::CellCubic<Real>*, MemSpace> rec("rec", 2 * (nk - 1));
       using Policy2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
       for (bool cubic : {true, false}) {
         for (bool records : {false, true})
           Kokkos::parallel_for("parity::test::ks_slice", Policy2({0, 0}, {2, nk - 1}),
-                               ks::kernels::PolicySlice<Axis, decltype(g), double, MemSpace>{
+                               ks::kernels::PolicySlice<Axis, decltype(g), Real, MemSpace>{
                                    axk, axK, g, coef, rec, sum, K_path, 1.0, 0, 1, cubic, records});
         double s1 = 0, s2 = 0;
         Kokkos::parallel_reduce("parity::test::ks_bucket", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
-                                ks::kernels::PanelStep<Axis, double, MemSpace>{axk, words, coef, k1, 0, 0.0}, s1);
+                                ks::kernels::PanelStep<Axis, Real, MemSpace>{axk, words, coef, k1, 0, Real(0)}, s1);
         Kokkos::parallel_reduce(
             "parity::test::ks_power", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
-            ks::kernels::PanelStepPower<double, MemSpace>{words, rec, k2, 0, 0.0, 0.0, p.k_max, 1.0 / p.k_max,
-                                                          float(1.0 / power), nk - 1},
+            ks::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
+                                                        Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
             s2);
         auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
         auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
         for (long i = 0; i < N; ++i)
-          ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i];
+          ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
         EXPECT_EQ(s1, s2);
         Kokkos::deep_copy(k1, xh);
         Kokkos::deep_copy(k2, xh);
       }
     }
   }
+}
+
+TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
+  closed_form_cell_equals_bucket_lookup<double>();
+  closed_form_cell_equals_bucket_lookup<float>();
 }
 
 // One small end-to-end solve shared by the tests below (plain data, no Views).
