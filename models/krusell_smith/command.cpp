@@ -45,6 +45,7 @@ struct Options {
   std::string init_coeffs;  // "b0g,b1g,b0b,b1b" or a file holding that line (coeffs.txt)
   std::string interp = "catmull-rom";
   std::string panel_launch = "graph";
+  std::string panel_locate = "power";
 };
 
 // Fills the parameter struct from the option strings; throws InvalidInput on bad text.
@@ -70,6 +71,7 @@ Params resolve(Options const& o) {
   }
   p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
   p.panel_launch = o.panel_launch == "kernels" ? PanelLaunch::kernels : PanelLaunch::graph;
+  p.panel_locate = o.panel_locate == "bucket" ? PanelLocate::bucket : PanelLocate::power;
   validate(p);
   return p;
 }
@@ -106,6 +108,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"seed", p.seed},
           {"interp", to_string(p.interp)},
           {"panel_launch", to_string(p.panel_launch)},
+          {"panel_locate", to_string(p.panel_locate)},
           {"init_coeffs", p.init_coeffs},
           {"damping", p.damping},
           {"tol", p.tol},
@@ -223,6 +226,12 @@ class Command final : public cli::Command {
                    "Panel kernels per period recorded once as a Kokkos graph (one launch per simulation) or "
                    "launched one by one; the results are identical")
         ->check(CLI::IsMember({"graph", "kernels"}))
+        ->capture_default_str();
+    sub.add_option("--panel-locate", o_.panel_locate,
+                   "How the panel step finds an agent's k cell: power (closed-form inverse of the power grid, "
+                   "one record per cell) or bucket (bucket table and binary search, four coefficient reads); "
+                   "the results are identical")
+        ->check(CLI::IsMember({"power", "bucket"}))
         ->capture_default_str();
     sub.add_option("--seed", p.seed, "Seed of the Philox streams (aggregate and employment shocks)")
         ->capture_default_str();

@@ -16,6 +16,11 @@ enum class Interp { catmull_rom, bilinear };
 // How the panel's per-period kernels are launched: recorded once as a Kokkos graph and launched
 // as one (default), or one by one (to measure what the graph saves).
 enum class PanelLaunch { graph, kernels };
+// How an agent finds its k cell and that cell's cubic in the panel step: `power` inverts the
+// power-spaced k grid in closed form (one float pow) and reads one record per cell holding the
+// cell's nodes and cubic (one or two cache sectors); `bucket` uses the axis' bucket table and
+// binary search and four separately stored coefficients (the earlier kernel). Same results.
+enum class PanelLocate { power, bucket };
 
 struct Params {
   // Preferences and technology (Den Haan, Judd & Juillard 2010).
@@ -52,6 +57,7 @@ struct Params {
   std::uint64_t seed = 20100101;
   Interp interp = Interp::catmull_rom;
   PanelLaunch panel_launch = PanelLaunch::graph;
+  PanelLocate panel_locate = PanelLocate::power;
 
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> init_coeffs = {0.0, 1.0, 0.0, 1.0};
@@ -62,6 +68,7 @@ struct Params {
 
 inline std::string to_string(Interp m) { return m == Interp::catmull_rom ? "catmull-rom" : "bilinear"; }
 inline std::string to_string(PanelLaunch m) { return m == PanelLaunch::graph ? "graph" : "kernels"; }
+inline std::string to_string(PanelLocate m) { return m == PanelLocate::power ? "power" : "bucket"; }
 
 inline void validate(Params const& p) {
   auto finite = [](double x) { return std::isfinite(x); };

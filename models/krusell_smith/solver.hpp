@@ -225,28 +225,6 @@ KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t x) {
   return int((x * 0x01010101u) >> 24);
 }
 
-// The policy at (node i of k, K) for state s as a 1-D "View" over i, for the core interpolants.
-template <class Axis, class G, class Real>
-struct NodeValues {
-  static constexpr int rank = 1;
-  Axis axK;
-  G g;
-  int s;
-  Real K;
-  bool cubic;
-  KOKKOS_INLINE_FUNCTION Real operator()(int i) const { return policy_at_node(axK, g, s, i, K, cubic); }
-};
-
-// Monomial coefficients in t of the cubic through p(0), p(1/3), p(2/3), p(1) (Newton differences).
-template <class Real>
-KOKKOS_INLINE_FUNCTION void cubic_through(Real p0, Real p1, Real p2, Real p3, Real* a) {
-  Real const d1 = p1 - p0, d2 = p2 - 2 * p1 + p0, d3 = p3 - 3 * p2 + 3 * p1 - p0;
-  a[0] = p0;
-  a[1] = 3 * (d1 - d2 / 2 + d3 / 3);
-  a[2] = 9 * (d2 / 2 - d3 / 2);
-  a[3] = 27 * (d3 / 6);
-}
-
 KOKKOS_INLINE_FUNCTION std::uint64_t agent_key(std::uint64_t seed, std::int64_t i, int t) {
   auto const b = random::philox_block(seed, agent_stream_base + std::uint64_t(i), std::uint64_t(t));
   return (std::uint64_t(b.v[0]) << 32) | b.v[1];
@@ -425,30 +403,81 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
 // the nodes run in order as plain kernels). `--panel-launch kernels` launches them one by one.
 namespace kernels {
 
+// One k cell's cubic at (K_t, z_t) for one employment state, with the cell's two nodes: an agent
+// of the `power` panel step reads this one aligned record (one or two cache sectors) instead of
+// the axis nodes and four separately stored coefficients.
+template <class Real>
+struct alignas(8 * sizeof(Real)) CellCubic {
+  Real x0, x1;  // the cell [x0, x1]
+  Real a[4];    // k'(x) = a0 + a1 t + a2 t^2 + a3 t^3, t = (x - x0) / (x1 - x0)
+  Real pad[2];
+};
+
 // Cubic coefficients, per employment state e and k cell i, of the policy interpolated at K_t.
+// The K stencil is built once per thread (every node of the slice shares K_t); in k the cell is
+// known, so the cubic is written down from the Hermite form of the Catmull-Rom interpolant (node
+// values and the three-point slopes of core/parity/interp/catmull_rom.hpp), or the line of the
+// linear one: exactly the 2-D tensor-product interpolant restricted to K = K_t, up to rounding.
 template <class Axis, class G, class Real, class Mem>
 struct PolicySlice {
   Axis axk, axK;
   G g;
-  Kokkos::View<Real***, Mem> coef;
+  Kokkos::View<Real***, Mem> coef;          // bucket step: coef(e, i, q)
+  Kokkos::View<CellCubic<Real>*, Mem> rec;  // power step: rec(e * (nk - 1) + i)
   Kokkos::View<double, Mem> sum;
   Kokkos::View<double*, Mem> K_path;
   double invN;
   int t, zt;
-  bool cubic;
+  bool cubic, records;
   KOKKOS_FUNCTION void operator()(int e, int i) const {
     double const Kt = sum() * invN;
     if (e == 0 && i == 0) K_path(t) = Kt;
-    NodeValues<Axis, G, Real> const v{axK, g, 2 * zt + e, Real(Kt), cubic};
-    Real const x0 = axk.node(i), h = axk.node(i + 1) - x0;
-    auto at = [&](Real x) { return cubic ? interp::catmull_rom(axk, v, x) : interp::linear(axk, v, x); };
-    Real a[4];
-    cubic_through(v(i), at(x0 + h / 3), at(x0 + 2 * h / 3), v(i + 1), a);
-    for (int q = 0; q < 4; ++q) coef(e, i, q) = a[q];
+    int const s = 2 * zt + e;
+    int const nk = axk.size();
+    // The policy at k node j, interpolated in K at K_t.
+    interp::Stencil4<Real> wK{0, 0, {Real(0), Real(0), Real(0), Real(0)}};
+    grid::CellPosition<Real> qK{0, Real(0)};
+    if (cubic) wK = interp::catmull_rom_stencil(axK, Real(Kt));
+    else qK = axK.locate(Real(Kt));
+    auto value = [&](int j) {
+      if (!cubic) return g(s, j, qK.cell) + qK.t * (g(s, j, qK.cell + 1) - g(s, j, qK.cell));
+      Real v = 0;
+      for (int b = 0; b < wK.count; ++b) v += wK.w[b] * g(s, j, wK.start + b);
+      return v;
+    };
+    Real a[4] = {Real(0), Real(0), Real(0), Real(0)};
+    Real const y0 = value(i), y1 = value(i + 1);
+    if (!cubic) {
+      a[0] = y0, a[1] = y1 - y0;
+    } else {
+      int start = i - 1;  // the stencil of cell i (nk >= 4)
+      start = start < 0 ? 0 : (start > nk - 4 ? nk - 4 : start);
+      Real y[4];
+      for (int q = 0; q < 4; ++q) y[q] = q + start == i ? y0 : (q + start == i + 1 ? y1 : value(start + q));
+      Real const h = axk.node(i + 1) - axk.node(i);
+      Real w0[4] = {Real(0), Real(0), Real(0), Real(0)}, w1[4] = {Real(0), Real(0), Real(0), Real(0)};
+      interp::detail::add_slope(axk, i, h, start, w0);  // h * slope at node i
+      interp::detail::add_slope(axk, i + 1, h, start, w1);
+      Real m0 = 0, m1 = 0;
+      for (int q = 0; q < 4; ++q) m0 += w0[q] * y[q], m1 += w1[q] * y[q];
+      a[0] = y0;
+      a[1] = m0;
+      a[2] = 3 * (y1 - y0) - 2 * m0 - m1;
+      a[3] = 2 * (y0 - y1) + m0 + m1;
+    }
+    if (records) {
+      CellCubic<Real> r{};
+      r.x0 = axk.node(i), r.x1 = axk.node(i + 1);
+      for (int q = 0; q < 4; ++q) r.a[q] = a[q];
+      rec(long(e) * (nk - 1) + i) = r;
+    } else {
+      for (int q = 0; q < 4; ++q) coef(e, i, q) = a[q];
+    }
   }
 };
 
-// One period for every agent: k' from its cell's cubic, the sum of k' reduced.
+// One period for every agent: k' from its cell's cubic, the sum of k' reduced. The cell comes
+// from the axis (bucket table, then binary search among the nodes the bucket spans).
 template <class Axis, class Real, class Mem>
 struct PanelStep {
   Axis axk;
@@ -462,6 +491,37 @@ struct PanelStep {
     auto const pos = axk.locate(k(i));
     Real const tt = pos.t;
     Real kp = coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
+    kp = kp > k_min ? kp : k_min;
+    k(i) = kp;
+    acc += double(kp);
+  }
+};
+
+// The same step with the cell found in closed form: the k nodes are lo + (hi - lo) s^p with s
+// uniform, so the cell is floor((n - 1) ((x - lo) / (hi - lo))^(1/p)), computed in float and then
+// corrected against the record's own nodes (at most a step or two). The cell, t and the cubic
+// are those of PanelStep, so the results are identical.
+template <class Real, class Mem>
+struct PanelStepPower {
+  Kokkos::View<std::uint32_t*, Mem> words;
+  Kokkos::View<CellCubic<Real>*, Mem> rec;
+  Kokkos::View<Real*, Mem> k;
+  long offset;
+  Real k_min, lo, hi, inv_range;
+  float inv_power;
+  int cells;
+  KOKKOS_FUNCTION void operator()(std::int64_t i, double& acc) const {
+    int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
+    Real x = k(i);
+    x = x < lo ? lo : (x > hi ? hi : x);
+    int c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
+    c = c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
+    long const base = long(e) * cells;
+    CellCubic<Real> r = rec(base + c);
+    while (c > 0 && x < r.x0) r = rec(base + --c);
+    while (c < cells - 1 && x >= r.x1) r = rec(base + ++c);
+    Real const tt = (x - r.x0) / (r.x1 - r.x0);
+    Real kp = r.a[0] + tt * (r.a[1] + tt * (r.a[2] + tt * r.a[3]));
     kp = kp > k_min ? kp : k_min;
     k(i) = kp;
     acc += double(kp);
@@ -493,16 +553,25 @@ class PanelSimulation {
         initial_capital_(p.initial_capital),
         g_("parity::krusell_smith::policy_for_panel", 4, axk.size(), axK.size()),
         coef_("parity::krusell_smith::policy_slice", 2, axk.size() - 1, 4),
+        rec_("parity::krusell_smith::policy_slice_records", 2 * (axk.size() - 1)),
         sum_("parity::krusell_smith::capital_sum"),
         K_path_("parity::krusell_smith::K_path", p.periods + 1),
-        k_(k) {
+        k_(k),
+        power_(p.panel_locate == PanelLocate::power) {
     double const invN = 1.0 / double(N_);
     bool const cubic = p.interp == Interp::catmull_rom;
+    // The k axis is the power grid of solve(): nodes lo + (hi - lo) s^k_power.
+    Real const lo = Real(p.k_min), hi = Real(p.k_max);
     slices_.reserve(T_);
-    steps_.reserve(T_);
+    steps_.reserve(power_ ? 0 : T_);
+    power_steps_.reserve(power_ ? T_ : 0);
     for (int t = 0; t < T_; ++t) {
-      slices_.push_back({axk, axK, g_, coef_, sum_, K_path_, invN, t, z[t], cubic});
-      steps_.push_back({axk, emp.words, coef_, k_, long(t) * emp.nwords, Real(p.k_min)});
+      slices_.push_back({axk, axK, g_, coef_, rec_, sum_, K_path_, invN, t, z[t], cubic, power_});
+      if (power_)
+        power_steps_.push_back({emp.words, rec_, k_, long(t) * emp.nwords, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
+                                float(1.0 / p.k_power), axk.size() - 1});
+      else
+        steps_.push_back({axk, emp.words, coef_, k_, long(t) * emp.nwords, Real(p.k_min)});
     }
     last_ = {sum_, K_path_, invN, T_};
     if (p.panel_launch == PanelLaunch::graph) {
@@ -542,7 +611,11 @@ class PanelSimulation {
     long const cells = long(coef_.extent(1));
     for (int t = 0; t < T_; ++t) {
       for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}), slices_[t]);
-      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), steps_[t], sum_);
+      if (power_)
+        reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t], sum_);
+      else
+        reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
+                      sum_);
     }
     for_kernel(std::string("parity::krusell_smith::K_last"), Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
   }
@@ -553,11 +626,14 @@ class PanelSimulation {
   double initial_capital_;
   G g_;
   Kokkos::View<Real***, Mem> coef_;
+  Kokkos::View<kernels::CellCubic<Real>*, Mem> rec_;
   Kokkos::View<double, Mem> sum_;
   Kokkos::View<double*, Mem> K_path_;
   Kokkos::View<Real*, Mem> k_;
+  bool power_;
   std::vector<kernels::PolicySlice<Axis, G, Real, Mem>> slices_;
   std::vector<kernels::PanelStep<Axis, Real, Mem>> steps_;
+  std::vector<kernels::PanelStepPower<Real, Mem>> power_steps_;
   kernels::LastMean<Mem> last_;
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph_;
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -188,21 +189,102 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
     }
     Kokkos::View<double*, MemSpace> k("k_agents", p.agents);
     auto const Kref = reference_panel(p, axk, axK, g, emp, z);
-    std::vector<double> by_launch[2];
-    for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
-      p.panel_launch = launch;
-      ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
-      for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
-        auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
-        double max_rel = 0;
-        for (int t = 0; t <= p.periods; ++t) max_rel = std::max(max_rel, std::abs(Kfused(t) / Kref[t] - 1));
-        EXPECT_LT(max_rel, 1e-11) << ks::to_string(method) << " " << ks::to_string(launch) << " run " << run;
-        by_launch[int(launch)].assign(Kfused.data(), Kfused.data() + Kfused.size());
+    std::vector<double> by_variant[2][2];  // [launch][locate]
+    for (auto locate : {ks::PanelLocate::power, ks::PanelLocate::bucket})
+      for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
+        p.panel_launch = launch;
+        p.panel_locate = locate;
+        ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
+        for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
+          auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
+          double max_rel = 0;
+          for (int t = 0; t <= p.periods; ++t) max_rel = std::max(max_rel, std::abs(Kfused(t) / Kref[t] - 1));
+          EXPECT_LT(max_rel, 1e-11) << ks::to_string(method) << " " << ks::to_string(launch) << " "
+                                    << ks::to_string(locate) << " run " << run;
+          by_variant[int(launch)][int(locate)].assign(Kfused.data(), Kfused.data() + Kfused.size());
+        }
       }
-    }
-    EXPECT_EQ(by_launch[0], by_launch[1]) << "graph and one-by-one launches run the same kernels";
+    for (int l = 0; l < 2; ++l)
+      EXPECT_EQ(by_variant[0][l], by_variant[1][l]) << "graph and one-by-one launches run the same kernels";
+    for (int l = 0; l < 2; ++l)
+      EXPECT_EQ(by_variant[l][0], by_variant[l][1]) << "both cell look-ups find the same cell and cubic";
     EXPECT_GT(std::abs(Kref.back() - Kref.front()), 1e-3);  // the panel moved
   }
+}
+
+// The closed-form cell of the power grid (PanelStepPower) against the axis' bucket look-up
+// (PanelStep) on capital values at and next to every node, at the ends, far below the first
+// positive node and beyond the grid: the same cell and cubic, so bit for bit the same k'.
+template <class Real>
+void closed_form_cell_equals_bucket_lookup() {
+  for (int nk : {4, 37, 250}) {
+    for (double power : {1.0, 3.5, 7.0}) {
+      ks::Params p;
+      p.nk = nk, p.nK = 4, p.k_power = power;
+      using Axis = parity::grid::Axis<Real, MemSpace>;
+      auto const kn = parity::grid::power_nodes(0, p.k_max, p.nk, p.k_power);
+      Axis const axk("k", kn);
+      Axis const axK("K", parity::grid::uniform_nodes(p.K_min, p.K_max, p.nK));
+      Kokkos::View<Real***, MemSpace> g("g", 4, nk, p.nK);
+      auto gh = Kokkos::create_mirror_view(g);
+      for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < nk; ++i)
+          for (int j = 0; j < p.nK; ++j) gh(s, i, j) = Real(0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]));
+      Kokkos::deep_copy(g, gh);
+      // Capital: every node, just below and above it, cell midpoints, the ends, tiny and huge values.
+      Real const big = std::numeric_limits<Real>::max() / 4, tiny = std::numeric_limits<Real>::denorm_min();
+      std::vector<Real> x{Real(0), tiny, Real(1e-30), Real(1e-18), Real(p.k_max), Real(1.5 * p.k_max), big};
+      for (int i = 0; i < nk; ++i) {
+        Real const node = Real(kn[i]);  // the axis' node in this precision
+        x.push_back(node);
+        x.push_back(std::nextafter(node, Real(0)));
+        x.push_back(std::nextafter(node, Real(2 * p.k_max)));
+        if (i + 1 < nk) x.push_back(Real(0.5 * (kn[i] + kn[i + 1])));
+      }
+      long const N = long(x.size());
+      Kokkos::View<std::uint32_t*, MemSpace> words("words", (N + 31) / 32);
+      auto wh = Kokkos::create_mirror_view(words);
+      for (std::size_t w = 0; w < wh.size(); ++w) wh(w) = 0x9e3779b9u * std::uint32_t(w + 1);  // mixed bits
+      Kokkos::deep_copy(words, wh);
+      Kokkos::View<Real*, MemSpace> k1("k1", N), k2("k2", N);
+      auto xh = Kokkos::create_mirror_view(k1);
+      for (long i = 0; i < N; ++i) xh(i) = x[i];
+      Kokkos::deep_copy(k1, xh);
+      Kokkos::deep_copy(k2, xh);
+      Kokkos::View<double, MemSpace> sum("sum");
+      Kokkos::deep_copy(sum, 41.0);
+      Kokkos::View<double*, MemSpace> K_path("K_path", 1);
+      Kokkos::View<Real***, MemSpace> coef("coef", 2, nk - 1, 4);
+      Kokkos::View<ks::kernels::CellCubic<Real>*, MemSpace> rec("rec", 2 * (nk - 1));
+      using Policy2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+      for (bool cubic : {true, false}) {
+        for (bool records : {false, true})
+          Kokkos::parallel_for("parity::test::ks_slice", Policy2({0, 0}, {2, nk - 1}),
+                               ks::kernels::PolicySlice<Axis, decltype(g), Real, MemSpace>{
+                                   axk, axK, g, coef, rec, sum, K_path, 1.0, 0, 1, cubic, records});
+        double s1 = 0, s2 = 0;
+        Kokkos::parallel_reduce("parity::test::ks_bucket", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+                                ks::kernels::PanelStep<Axis, Real, MemSpace>{axk, words, coef, k1, 0, Real(0)}, s1);
+        Kokkos::parallel_reduce(
+            "parity::test::ks_power", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+            ks::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
+                                                        Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
+            s2);
+        auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
+        auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
+        for (long i = 0; i < N; ++i)
+          ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
+        EXPECT_EQ(s1, s2);
+        Kokkos::deep_copy(k1, xh);
+        Kokkos::deep_copy(k2, xh);
+      }
+    }
+  }
+}
+
+TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
+  closed_form_cell_equals_bucket_lookup<double>();
+  closed_form_cell_equals_bucket_lookup<float>();
 }
 
 // One small end-to-end solve shared by the tests below (plain data, no Views).
@@ -253,8 +335,8 @@ TEST(KrusellSmithSolve, CapitalNonNegativeAndPanelMeanIsTheReduction) {
 }
 
 TEST(KrusellSmithSolve, LawOfMotionIsAccurateAndSelfConsistent) {
-  // Published values for this calibration and method were not available to us to test against
-  // (see the model notes); these are self-consistency checks of the fixed point.
+  // Self-consistency of the fixed point; OneStepForecastMatchesMMVReplication compares with an
+  // independent implementation of the same method.
   auto const& r = small_solve();
   EXPECT_GT(r.r_squared[0], 0.9999);
   EXPECT_GT(r.r_squared[1], 0.9999);
@@ -276,6 +358,44 @@ TEST(KrusellSmithSolve, LawOfMotionIsAccurateAndSelfConsistent) {
   EXPECT_LT(mean, Kg);
   EXPECT_GT(mean, 35.0);
   EXPECT_LT(mean, 45.0);
+}
+
+// Against an independent implementation of the same method and calibration: A. Peri's C port of
+// the published MATLAB program of Maliar, Maliar & Valli (2010) (MAIN.m: mu = 0.15, l = 1/0.9,
+// 100 x 4 grid, k = 1000 (i/99)^7, K in [30, 50], bilinear interpolation, 10,000 agents, 1,100
+// periods, 100 discarded), whose saved run (github.com/RiddleSingh/test_fpga,
+// baseline/codes/C/sample_output_base.txt, iteration 53) ends at
+//   ln K' = 0.155376 + 0.958725 ln K (good),  0.145957 + 0.959893 ln K (bad).
+// The two coefficients of each state are nearly collinear over the K the panel visits (ln K in
+// 3.6..3.8): across our seeds b0 moves by ~0.002 and b1 by ~0.0005 while the one-step forecast
+// K'(40) moves by 1e-5 (relative), so the forecast at K = 40 is what is compared. Ours (EGM
+// policy, exact unemployment draw, seeds 1-4 and the default) is 0.07% (good) and 0.09% (bad)
+// below the port's, with nk = 100, 200, 400 all within 2e-5 of each other; Hori's QuantEcon Julia
+// replication (mu = 0) sits within 0.01% of the port. The tolerance, 0.15%, is twice that gap: it
+// catches any change of the solution larger than the unexplained difference the README records;
+// it does not claim agreement at our seed-to-seed precision. The slopes (persistence) are
+// compared to 0.01 (ours 0.963 / 0.967 against 0.959 / 0.960).
+TEST(KrusellSmithSolve, OneStepForecastMatchesMMVReplication) {
+  ks::Params p;  // the JEDC calibration (mu = 0.15) and MAIN.m's grid, panel and periods
+  p.interp = ks::Interp::bilinear;
+  p.agents = 10000, p.periods = 1100, p.discard = 100, p.nk = 100, p.nK = 4;
+  p.init_coeffs = {0.13721, 0.96347, 0.11670, 0.96759};  // start near the fixed point: few iterations
+  p.tol = 1e-5;
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes phases;
+  auto const r = ks::solve<ExecSpace, double>(ExecSpace(), p, progress, phases);
+  ASSERT_TRUE(r.converged) << "coefficient change " << r.coeff_change;
+  double const x = std::log(40.0);
+  double const ours_g = r.coeffs[0] + r.coeffs[1] * x, ours_b = r.coeffs[2] + r.coeffs[3] * x;
+  double const mmv_g = 0.155376 + 0.958725 * x, mmv_b = 0.145957 + 0.959893 * x;
+  EXPECT_NEAR(ours_g - mmv_g, 0.0, 1.5e-3) << "ln K'(40), good state";
+  EXPECT_NEAR(ours_b - mmv_b, 0.0, 1.5e-3) << "ln K'(40), bad state";
+  EXPECT_NEAR(r.coeffs[1], 0.958725, 0.01);
+  EXPECT_NEAR(r.coeffs[3], 0.959893, 0.01);
+  // The forecast of the bad state lies below the good state's (productivity 0.99 vs 1.01).
+  EXPECT_LT(ours_b, ours_g);
+  EXPECT_GT(r.r_squared[0], 0.9999);
+  EXPECT_GT(r.r_squared[1], 0.9999);
 }
 
 TEST(KrusellSmithSolve, SameSeedSameResult) {
