@@ -72,7 +72,9 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"phase1_capacity", x.phase1_capacity},
           {"filtered_regions", x.filtered_regions},
           {"mode", to_string(x.mode)},
-          {"error_estimate_method", to_string(x.error_estimate)}};
+          {"error_estimate_method", to_string(x.error_estimate)},
+          // The work of the whole run (both phases), for the comparison runner's roofline.
+          {"work", {{"flops", double(x.evaluations) * flops_per_evaluation(*parse_family(p.integrand), p.dim)}}}};
 }
 
 void write_history(std::string const& dir, std::string const& prefix, Result const& r) {

@@ -56,6 +56,31 @@ inline std::optional<Family> parse_family(std::string_view s) {
   return std::nullopt;
 }
 
+// Floating-point operations of one integrand evaluation, for the comparison runner's roofline,
+// in the convention of the SDE model's counts: add, subtract, multiply, divide and compare 1, each
+// cos, sin, exp, asin, pow 1 (their instruction cost is far higher; this is the paper-style
+// count). Besides the integrand (as integrands.hpp computes it), each point costs n operations for
+// its coordinates (centre +- offset) and 2 to add it into the rule's sums; per-region work (the
+// weighted sums, fourth differences, null rules: O(n)) is left out against the 2^n + O(n^2)
+// points of a region.
+inline double flops_per_evaluation(Family f, int n) {
+  double integrand = 0;
+  switch (f) {
+    case Family::oscillatory: integrand = 2.0 * n + 3; break;    // 2 pi u: 2; a x + s: 2n; cos
+    case Family::product_peak: integrand = 7.0 * n; break;       // a a, 1/., x - u, d d, +, 1/., p *: per axis
+    case Family::corner_peak: integrand = 2.0 * n + 2; break;    // a x + s: 2n; exponent; pow
+    case Family::gaussian: integrand = 4.0 * n + 2; break;       // x - u, a *, d d + s: 4n; -s; exp
+    case Family::c0: integrand = 4.0 * n + 2; break;             // x - u, abs, a *, + s: 4n; -s; exp
+    case Family::discontinuous: integrand = 2.0 * n + 3; break;  // 2 compares; a x + s: 2n; exp
+    case Family::f1: integrand = 2.0 * n + 4; break;             // x x + s: 2n; cos; c c; +; 1/.
+    case Family::f2: integrand = 4.0 * n + 1; break;             // w x, cos, p *, w *= 4: 4n; cos
+    case Family::f3: integrand = n * (n + 1) / 2.0 + 3.0 * n + 1; break;  // x^(i+1): i+1 multiplies; asin, (i+1) *, p *; sin
+    case Family::f4: integrand = 2.0 * n + 1; break;             // asin, p *: 2n; sin
+    case Family::f5: integrand = 3.0 * n + 2; break;             // 10 x, cos, + s: 3n; 2 beta, /
+  }
+  return integrand + n + 2;
+}
+
 // Default difficulty a_i of each family (u_i defaults to 0.5).
 inline double default_a(Family f) {
   switch (f) {
