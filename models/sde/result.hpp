@@ -14,6 +14,7 @@ struct EnsembleResult {
   std::vector<long> sample_steps;              // [S] step count at each sample
   std::vector<double> mean, variance;          // [S][P][dim] ensemble moments at each sample
   std::vector<double> time_average;            // [P][dim] mean over paths of each path's time average
+                                               // (NaN for components the system does not average)
   std::vector<double> time_average_error;      // [P][dim] spread of those over paths / sqrt(paths)
   std::vector<std::int32_t> histogram;         // [P][bins] wrapped component mod period, at the end
   long steps_done = 0;

@@ -25,11 +25,12 @@ namespace parity::sde {
 // evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
 // predictor 3 per component; corrector 4 per component; time sums 2.
 inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 2 : 4.5 + 7 + 1 + 6 + 2; }
-// Kuramoto mean field, per oscillator step. A pass: normal_at 6 (log, -2 *, sqrt, sincos 2, r *) and
-// g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3 (Euler,
-// predictor) or 4 (corrector); sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2 = the
-// predictor pass (7 + 9 + 3 + 5) and the step pass (7 + 9 + 3 + 9 + 4 + 5).
-inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 5) + (7 + 9 + 3 + 9 + 4 + 5) : 7 + 9 + 3 + 5; }
+// Kuramoto mean field, per oscillator step. Euler, one pass: normal_at 6 (log, -2 *, sqrt, sincos 2,
+// r *) and g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3;
+// sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2: the predictor pass (normal and g dW 7,
+// drift 9, predicted phase 3, corrector base y = x + f0 dt/2 + g dW 3, sums 5) and the corrector
+// pass (drift 9, x = y + f1 dt/2 2, sums 5).
+inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 7 + 9 + 3 + 5; }
 // All pairs, per oscillator and drift evaluation: per pair 2 adds (constant K, factored out) or 2
 // multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
 // row's partial sums; own sincos 3 and 6 to form the drift. Per step add normal + g dW 7 and the
@@ -126,9 +127,10 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   double const n = p.oscillators;
   if (c.coupling == Coupling::mean_field) {
     r.flops_per_step = kuramoto_mean_field_flops_per_step(srk2);
-    // x read per pass, written once; omega_i read per pass only when the frequencies differ.
+    // Euler: x read and written. SRK2: the predictor reads x and writes y, xp; the corrector reads
+    // y, xp and writes x. omega_i read per pass only when the frequencies differ.
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
-    r.bytes_per_step = (srk2 ? 3.0 + 2 * om : 2.0 + om) * sizeof(Real);
+    r.bytes_per_step = (srk2 ? 6.0 + 2 * om : 2.0 + om) * sizeof(Real);
   } else {
     r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile);
     // Each team streams all N phases through scratch per drift: N / tile reads per oscillator, plus

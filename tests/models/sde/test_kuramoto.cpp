@@ -31,10 +31,10 @@ double circular_distance(double a, double b) {
 }
 
 template <class Real>
-void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix) {
+void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix, int tile = 64) {
   sde::KuramotoConfig c;
   c.n = 160;  // not a multiple of the tile
-  c.tile = 64;
+  c.tile = tile;
   c.K = 8;
   c.steps = 120;
   c.sample_every = 30;
@@ -65,6 +65,10 @@ TEST(Kuramoto, AllPairsAndMeanFieldAgree) {
   compare_kernels<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, false);
   compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true);
   compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, true);
+  // Odd tile and odd last tile (160 = 2 * 63 + 34; 63 columns = 31 column pairs and a half-empty
+  // one): the all-pairs kernel's padded column pairs.
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 63);
+  compare_kernels<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, true, 53);  // 160 = 3 * 53 + 1
 }
 
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
