@@ -14,6 +14,10 @@
 #include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
 
+#ifndef PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS
+#define PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS 8
+#endif
+
 namespace parity::sde {
 
 template <class Real>
@@ -23,8 +27,11 @@ struct JosephsonSystem {
   static constexpr int wrapped = 0;  // x, modulo the potential's period 1
   static constexpr unsigned time_averaged = 1u << 1;  // v only: <<v>> (x's time average is not used)
   // Float: 8 blocks of 256 threads per multiprocessor (at most 32 registers, full occupancy on
-  // sm_90, as the native reference kernel reaches by itself); double: the compiler's choice.
-  static constexpr unsigned advance_min_blocks = std::is_same_v<Real, float> ? 8 : 0;
+  // sm_90, as the native reference kernel reaches by itself; without it 40 registers, 75 %);
+  // double: the compiler's choice (56 registers). PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS=0 at
+  // compile time builds the float kernel without launch bounds, to measure the trade (with the cap
+  // the Philox round keys are re-derived per block: about 5 more instructions per step).
+  static constexpr unsigned advance_min_blocks = std::is_same_v<Real, float> ? PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS : 0;
 
   enum Field { gamma_field = 0, a_field = 1, f_field = 2, D_field = 3 };
 
