@@ -23,8 +23,8 @@ namespace parity::sde {
 
 // Josephson step: one normal (half a Box-Muller pair, 3.5) and dW = sqrt(dt) z (1); each drift
 // evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
-// predictor 3 per component; corrector 4 per component; time sums 2.
-inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 2 : 4.5 + 7 + 1 + 6 + 2; }
+// predictor 3 per component; corrector 4 per component; the time sum of v 1 (x is not averaged).
+inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 1 : 4.5 + 7 + 1 + 6 + 1; }
 // Kuramoto mean field, per oscillator step. Euler, one pass: normal_at 6 (log, -2 *, sqrt, sincos 2,
 // r *) and g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3;
 // sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2: the predictor pass (normal and g dW 7,
@@ -94,9 +94,9 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   r.steps = cfg.steps;
   r.paths_total = long(p.paths) * sweep.size();
   r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2);
-  // Per launch each path reads and writes its state (2 Real), winding (int) and time sums
-  // (2 double), and the sampling pass reads the state and winding once more.
-  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 16) + (2 * sizeof(Real) + 4);
+  // Per launch each path reads and writes its state (2 Real), winding (int) and time sum of v
+  // (double), and the sampling pass reads the state and winding once more.
+  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 8) + (2 * sizeof(Real) + 4);
   r.bytes_per_step = per_launch / p.sample_every;
   return r;
 }
