@@ -279,6 +279,7 @@ class KuramotoCommand final : public cli::Command {
     out["t"] = t;
     out["r"] = k.r;
     out["r_final"] = k.r.back();
+    if (p.coupling == "all-pairs") out["column_splits"] = k.column_splits;
     double sum = 0;
     int cnt = 0;
     for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;

@@ -20,6 +20,7 @@
 // multiply-adds (adds only for constant K_ij = K / N, factored out).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -51,6 +52,8 @@ struct KuramotoConfig {
   Stepper stepper = Stepper::srk2;
   Coupling coupling = Coupling::mean_field;
   int tile = 128;              // all pairs: oscillators per team tile (128 fastest on an H200)
+  int column_splits = 0;       // all pairs: teams sharing a row tile, each over a share of the
+                               // column tiles (0: enough to fill the device, see all_pairs_splits)
   bool keep_positions = false; // copy the final phases to the host (tests)
 };
 
@@ -206,25 +209,31 @@ template <class ExecSpace, class Real>
 void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega,
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat, Real k_over_n, Real inv_gamma,
-                     int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f) {
+                     int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f,
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_a = {},
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_b = {}) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Quads = Kokkos::View<SinCosQuad<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Scratch = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   int const n = int(x.extent(0));
   int const tiles = (n + tile - 1) / tile;
+  int const splits = part_a.extent(0) > 1 ? int(part_a.extent(0)) : 1;  // column shares per row tile
   int const max_quads = (tile + 1) / 2;
   bool const matrix = kmat.extent(0) > 0;
   std::size_t const bytes = Quads::shmem_size(max_quads) + 2 * Scratch::shmem_size(tile);
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_all_pairs", Policy(space, tiles, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      "parity::sde::kuramoto_all_pairs", Policy(space, tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& team) {
         Quads col(team.team_scratch(0), max_quads);
         Scratch sum_a(team.team_scratch(0), tile), sum_b(team.team_scratch(0), tile);
-        int const i0 = team.league_rank() * tile;
+        int const share = team.league_rank() % splits;
+        int const i0 = (team.league_rank() / splits) * tile;
         int const rows = n - i0 < tile ? n - i0 : tile;
+        // Column tiles [t0, t1) of this share.
+        int const t0 = int(long(tiles) * share / splits), t1 = int(long(tiles) * (share + 1) / splits);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum_a(r) = 0, sum_b(r) = 0; });
-        for (int j0 = 0; j0 < n; j0 += tile) {
+        for (int j0 = t0 * tile; j0 < t1 * tile && j0 < n; j0 += tile) {
           int const cols = n - j0 < tile ? n - j0 : tile;
           int const quads = (cols + 1) / 2;
           team.team_barrier();
@@ -271,12 +280,42 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         }
         team.team_barrier();
         Real const scale = matrix ? Real(1) : k_over_n;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
-          Real sn, cs;
-          sincos_phase(x(i0 + r), sn, cs);
-          f(i0 + r) = (omega(i0 + r) + scale * (cs * sum_a(r) - sn * sum_b(r))) * inv_gamma;
-        });
+        if (splits > 1) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+            part_a(share, i0 + r) = sum_a(r);
+            part_b(share, i0 + r) = sum_b(r);
+          });
+        } else {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+            Real sn, cs;
+            sincos_phase(x(i0 + r), sn, cs);
+            f(i0 + r) = (omega(i0 + r) + scale * (cs * sum_a(r) - sn * sum_b(r))) * inv_gamma;
+          });
+        }
       });
+  if (splits > 1) {
+    // The shares' partial sums added in a fixed order: the same result on every run.
+    Real const scale = matrix ? Real(1) : k_over_n;
+    Kokkos::parallel_for(
+        "parity::sde::kuramoto_all_pairs_combine", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+          Real a = 0, b = 0;
+          for (int c = 0; c < splits; ++c) a += part_a(c, i), b += part_b(c, i);
+          Real sn, cs;
+          sincos_phase(x(i), sn, cs);
+          f(i) = (omega(i) + scale * (cs * a - sn * b)) * inv_gamma;
+        });
+  }
+}
+
+// Column shares per row tile for all pairs: enough teams x tile rows to give every hardware thread
+// the execution space reports (ExecSpace::concurrency(): on a GPU, resident threads) about two
+// rows' worth of work, at most 16 and at most the number of column tiles; 1 on host backends
+// (whose concurrency is far below N). `requested` > 0 overrides.
+template <class ExecSpace>
+int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
+  int const tiles = (n + tile - 1) / tile;
+  int s = requested > 0 ? requested : int((2L * space.concurrency() + n - 1) / n);
+  return std::clamp(s, 1, std::min(16, tiles));
 }
 
 // out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`.
@@ -343,6 +382,13 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     y = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_corrector_base"), n);
     xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
   }
+  Kokkos::View<Real**, Mem> part_a, part_b;
+  int const splits = c.coupling == Coupling::all_pairs ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
+  if (splits > 1) {
+    part_a = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_a"), splits, n);
+    part_b = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_b"), splits, n);
+  }
+  r.column_splits = splits;
   if (c.coupling == Coupling::all_pairs) {
     f0 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift"), n);
     if (c.stepper == Stepper::srk2) {
@@ -382,10 +428,10 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
                                                              c.seed, sc_a, sc_p, sc_b);
           std::swap(sc_a, sc_b);
         } else {
-          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0);
+          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b);
           if (c.stepper == Stepper::srk2) {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, false, xp);
-            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1);
+            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a, part_b);
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, gdw_scale, step, c.seed, true, x);
           } else {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, true, x);

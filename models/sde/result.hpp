@@ -27,6 +27,7 @@ struct KuramotoResult {
   std::vector<std::int32_t> histogram;  // [S][bins] of x mod 2 pi (the density P(x, t))
   std::vector<double> positions;        // [N] final phases, only when asked for
   long steps_done = 0;
+  int column_splits = 1;                // all pairs: teams per row tile (column shares)
 };
 
 struct JosephsonResult {

@@ -35,11 +35,12 @@ inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 +
 // multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
 // row's partial sums; own sincos 3 and 6 to form the drift. Per step add normal + g dW 7 and the
 // updates (3, or 3 + 4 for SRK2).
-inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix) {
-  return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9;
+// With S > 1 column shares per row tile, 2 (S - 1) adds combine the shares' partial sums.
+inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix, int splits = 1) {
+  return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9 + 2.0 * (splits - 1);
 }
-inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false) {
-  double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix);
+inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false, int splits = 1) {
+  double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix, splits);
   return srk2 ? 2 * d + 7 + 3 + 4 : d + 7 + 3;
 }
 
@@ -132,11 +133,14 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
     r.bytes_per_step = (srk2 ? 6.0 + 2 * om : 2.0 + om) * sizeof(Real);
   } else {
-    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile);
+    int const splits = r.kuramoto.column_splits;
+    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile, false, splits);
     // Each team streams all N phases through scratch per drift: N / tile reads per oscillator, plus
-    // its own phase, omega_i (when they differ) and the drift written.
+    // its own phase, omega_i (when they differ) and the drift written; with column shares, two
+    // partial sums per share written and read back.
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
-    double const drift = (std::ceil(n / p.tile) + 2 + om) * sizeof(Real);
+    double const shares = splits > 1 ? 4.0 * splits : 0.0;
+    double const drift = (std::ceil(n / p.tile) + 2 + om + shares) * sizeof(Real);
     r.bytes_per_step = srk2 ? 2 * drift + 7.0 * sizeof(Real) : drift + 3.0 * sizeof(Real);
   }
   return r;
