@@ -121,6 +121,7 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   c.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   c.coupling = p.coupling == "all-pairs" ? Coupling::all_pairs : Coupling::mean_field;
   c.tile = p.tile;
+  c.column_splits = p.column_splits;
   KuramotoRunResult r;
   r.kuramoto = integrate_kuramoto<ExecutionSpace, Real>(space, c, progress, times);
   r.dt = p.dt;
