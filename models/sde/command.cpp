@@ -236,6 +236,10 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
         ->capture_default_str();
     sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
+    sub.add_option("--column-splits", p_.column_splits,
+                   "All pairs: teams sharing a row tile, each over a share of the columns (0: enough to fill the "
+                   "device, 1 on hosts)")
+        ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
@@ -266,6 +270,7 @@ class KuramotoCommand final : public cli::Command {
                     {"omega_mean", p.omega_mean}, {"omega_spread", p.omega_spread}, {"dt", p.dt},
                     {"steps", p.steps}, {"sample_every", p.sample_every}, {"bins", p.bins}, {"seed", p.seed},
                     {"stepper", p.stepper}, {"coupling", p.coupling}, {"tile", p.tile},
+                    {"column_splits", p.column_splits},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
     if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
     auto const res = run(p, context.precision, context.progress, r.phases);
@@ -279,6 +284,7 @@ class KuramotoCommand final : public cli::Command {
     out["t"] = t;
     out["r"] = k.r;
     out["r_final"] = k.r.back();
+    if (p.coupling == "all-pairs") out["column_splits"] = k.column_splits;
     double sum = 0;
     int cnt = 0;
     for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;

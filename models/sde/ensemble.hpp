@@ -7,6 +7,10 @@
 //   KOKKOS_FUNCTION real_type period() const;
 //   KOKKOS_FUNCTION void initial(random::PhiloxStream<real_type>& rng, State& x) const;
 //   KOKKOS_FUNCTION void set(int field, double value);   // a swept parameter (field ids are the system's)
+//   static constexpr unsigned advance_min_blocks;  // optional: launch bounds, see below
+//   static constexpr unsigned time_averaged;  // optional: bit k set = time-average component k
+//                                             // (default: all); the others cost nothing per step and
+//                                             // report NaN as their time average
 // The wrapped component is stored in [0, period) plus an integer winding count per path, so
 // positions keep full precision in float however far a particle runs; moments use the unwrapped
 // value.
@@ -51,6 +55,26 @@ struct Sweep {
     if (axis[1].field >= 0) s.set(axis[1].field, axis[1].value(i1));
   }
 };
+
+// Whether component k of a system enters the per-path time averages (System::time_averaged, or all).
+template <class System>
+KOKKOS_INLINE_FUNCTION constexpr bool time_averaged(int k) {
+  if constexpr (requires { System::time_averaged; })
+    return ((System::time_averaged >> k) & 1u) != 0;
+  else
+    return true;
+}
+
+// Launch bounds of the advance kernel: System::advance_min_blocks (blocks of 256 threads that must
+// fit on one multiprocessor, i.e. a register cap of 65536 / (256 * that)), or 0 (the compiler's
+// choice).
+template <class System>
+constexpr unsigned advance_min_blocks() {
+  if constexpr (requires { System::advance_min_blocks; })
+    return System::advance_min_blocks;
+  else
+    return 0;
+}
 
 struct EnsembleConfig {
   int paths = 1024;          // per parameter value
@@ -197,8 +221,11 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
   bool const blocked = steps_per_block > 0 && (std::uint64_t(step0) * nd) % per_block == 0 && nsteps % steps_per_block == 0;
+  // Occupancy: a system may ask for launch bounds (System::advance_min_blocks blocks of 256 threads
+  // per multiprocessor; GPU backends only, ignored elsewhere).
+  using Bounds = Kokkos::LaunchBounds<(advance_min_blocks<System>() > 0 ? 256 : 0), advance_min_blocks<System>()>;
   Kokkos::parallel_for(
-      "parity::sde::advance", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+      "parity::sde::advance", Kokkos::RangePolicy<ExecSpace, Bounds>(space, 0, total), KOKKOS_LAMBDA(int g) {
         System s = base;
         sweep.apply(g / paths, s);
         State<System> st;
@@ -225,8 +252,10 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
             }
           }
           if (j >= first_avg) {
-            for (int k = 0; k < dim; ++k) sum[k] += st[k];
-            wsum += w - w0;  // unwrapped relative to the launch's start: no float cancellation
+            for (int k = 0; k < dim; ++k)
+              if (time_averaged<System>(k)) sum[k] += st[k];
+            // unwrapped relative to the launch's start: no float cancellation
+            if constexpr (System::wrapped >= 0 && time_averaged<System>(System::wrapped)) wsum += w - w0;
           }
           ++j;
         };
@@ -253,8 +282,9 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         wind(g) = w;
         int const counted = nsteps - first_avg;
         if (counted > 0) {
-          for (int k = 0; k < dim; ++k) acc(g, k) += double(sum[k]);
-          if constexpr (System::wrapped >= 0)
+          for (int k = 0; k < dim; ++k)
+            if (time_averaged<System>(k)) acc(g, k) += double(sum[k]);
+          if constexpr (System::wrapped >= 0 && time_averaged<System>(System::wrapped))
             acc(g, int(System::wrapped)) += double(L) * (double(w0) * counted + double(wsum));
         }
       });
@@ -346,6 +376,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
         double const m = th(p, 2 * k) / paths, m2 = th(p, 2 * k + 1) / paths;
         r.time_average[p * dim + k] = m;
         r.time_average_error[p * dim + k] = paths > 1 ? std::sqrt(std::max(0.0, m2 - m * m) / (paths - 1)) : 0.0;
+        if (!time_averaged<System>(k)) r.time_average[p * dim + k] = r.time_average_error[p * dim + k] = std::nan("");
       }
   }
   // Histogram of the wrapped component (mod period) at the end.

@@ -7,7 +7,8 @@
 //    tiles in team scratch memory (the paper's PROG2); K_ij a matrix or the constant K / N;
 //  - mean field, K_ij = K / N: sum_j sin(x_j - x_i) = cos x_i S - sin x_i C with S = sum sin x_j,
 //    C = sum cos x_j (PROG3). Each Euler step is one pass that updates x_i and reduces the next
-//    S, C; an SRK2 step is two passes (predictor sums, then update + sums).
+//    S, C; an SRK2 step is two passes (predictor: noise, drift, predicted phase and its sums;
+//    corrector: update + sums), two global reductions per step being what SRK2 needs.
 // Noise for oscillator i at step n is normal number n of stream i (noise.hpp, normal_at: only the
 // Box-Muller half that is used): the same on every backend and for both kernels, so the two kernels
 // integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
@@ -19,6 +20,7 @@
 // multiply-adds (adds only for constant K_ij = K / N, factored out).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -50,6 +52,8 @@ struct KuramotoConfig {
   Stepper stepper = Stepper::srk2;
   Coupling coupling = Coupling::mean_field;
   int tile = 128;              // all pairs: oscillators per team tile (128 fastest on an H200)
+  int column_splits = 0;       // all pairs: teams sharing a row tile, each over a share of the
+                               // column tiles (0: enough to fill the device, see all_pairs_splits)
   bool keep_positions = false; // copy the final phases to the host (tests)
 };
 
@@ -120,15 +124,23 @@ template <class ExecSpace, class Real>
 using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space>>;
 
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
-// of the new phases to sc_next; SRK2 also uses sc_pred for the predictor's sums.
+// of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
+// evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
+// and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
+// second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
+// oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
+// sc_pred receives the predictor's sums.
 template <Stepper S, class ExecSpace, class Real>
 void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n,
                      Real inv_gamma, Real noise_amp, std::uint64_t seed, SinCos<typename ExecSpace::memory_space> const& sc,
-                     SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next) {
+                     SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   using Mem = typename ExecSpace::memory_space;
   int const n = int(x.extent(0));
   Real const gdw_scale = noise_amp * Kokkos::sqrt(dt);
+  Real const half_dt = Real(0.5) * dt;
   if constexpr (S == Stepper::srk2) {
     Kokkos::parallel_reduce(
         "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
@@ -137,101 +149,130 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
           Real const xi = x(i);
           Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
           Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-          Real const xp = xi + f0 * dt + gdw;
+          Real const p = xi + f0 * dt + gdw;
+          y(i) = xi + f0 * half_dt + gdw;
+          xp(i) = p;
           Real sn, cs;
-          sincos_phase(xp, sn, cs);
+          sincos_phase(p, sn, cs);
           acc.v[0] += double(sn);
           acc.v[1] += double(cs);
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_pred));
+    Kokkos::parallel_reduce(
+        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+          Sums<2> const s1 = sc_pred();
+          Real const f1 = mean_field_drift(xp(i), omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+          Real const xn = wrap_phase(y(i) + f1 * half_dt);
+          x(i) = xn;
+          Real sn, cs;
+          sincos_phase(xn, sn, cs);
+          acc.v[0] += double(sn);
+          acc.v[1] += double(cs);
+        },
+        Kokkos::Sum<Sums<2>, Mem>(sc_next));
+  } else {
+    Kokkos::parallel_reduce(
+        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+          Sums<2> const s0 = sc();
+          Real const xi = x(i);
+          Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
+          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+          Real const xn = wrap_phase(xi + f0 * dt + gdw);
+          x(i) = xn;
+          Real sn, cs;
+          sincos_phase(xn, sn, cs);
+          acc.v[0] += double(sn);
+          acc.v[1] += double(cs);
+        },
+        Kokkos::Sum<Sums<2>, Mem>(sc_next));
   }
-  Kokkos::parallel_reduce(
-      "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-      KOKKOS_LAMBDA(int i, Sums<2>& acc) {
-        Sums<2> const s0 = sc();
-        Real const xi = x(i), om = omega(i);
-        Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
-        Real const f0 = mean_field_drift(xi, om, k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-        // Captures happen outside `if constexpr` (nvcc's extended lambdas require it).
-        Sums<2> const s1 = sc_pred();  // predictor sums (SRK2 only)
-        Real const half_dt = Real(0.5) * dt;
-        Real xn = xi + f0 * dt + gdw;  // Euler step, or the SRK2 predictor
-        if constexpr (S == Stepper::srk2) {
-          Real const f1 = mean_field_drift(xn, om, k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
-          xn = xi + (f0 + f1) * half_dt + gdw;
-        }
-        xn = wrap_phase(xn);
-        x(i) = xn;
-        Real sn, cs;
-        sincos_phase(xn, sn, cs);
-        acc.v[0] += double(sn);
-        acc.v[1] += double(cs);
-      },
-      Kokkos::Sum<Sums<2>, Mem>(sc_next));
 }
 
-// sin x_j and cos x_j of one column of an all-pairs tile.
+// sin x_j, cos x_j of two neighbouring columns of an all-pairs tile (2j, 2j + 1 of the tile), aligned
+// so that one 16-byte (float) or two (double) shared-memory loads fetch both; an odd tile's last
+// quad has s1 = c1 = 0 (adding zeros changes no sum).
 template <class Real>
-struct SinCosPair {
-  Real s, c;
+struct alignas(4 * sizeof(Real) <= 16 ? 4 * sizeof(Real) : 16) SinCosQuad {
+  Real s0, c0, s1, c1;
 };
 
 // All-pairs drift: f(i) = (omega_i + sum_j K_ij sin(x_j - x_i)) / gamma with K_ij = kmat(i, j) or,
 // when kmat is empty, k_over_n, by the identity sum_j K_ij sin(x_j - x_i) = cos x_i A_i - sin x_i B_i,
 // A_i = sum_j K_ij sin x_j, B_i = sum_j K_ij cos x_j. Teams own `tile` rows; columns stream through
-// team scratch as (sin x_j, cos x_j), computed once per tile.
+// team scratch as (sin x_j, cos x_j) pairs of columns (SinCosQuad), computed once per tile. Per row
+// four accumulators (even and odd columns of A and B: independent add chains, combined at the end
+// of each tile); the constant-K loop takes two quads (four columns) per iteration, the same
+// additions in the same order as one column at a time.
 template <class ExecSpace, class Real>
 void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega,
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat, Real k_over_n, Real inv_gamma,
-                     int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f) {
+                     int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f,
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_a = {},
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_b = {}) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
-  using Pairs = Kokkos::View<SinCosPair<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Quads = Kokkos::View<SinCosQuad<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Scratch = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   int const n = int(x.extent(0));
   int const tiles = (n + tile - 1) / tile;
+  int const splits = part_a.extent(0) > 1 ? int(part_a.extent(0)) : 1;  // column shares per row tile
+  int const max_quads = (tile + 1) / 2;
   bool const matrix = kmat.extent(0) > 0;
-  std::size_t const bytes = Pairs::shmem_size(tile) + 2 * Scratch::shmem_size(tile);
+  std::size_t const bytes = Quads::shmem_size(max_quads) + 2 * Scratch::shmem_size(tile);
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_all_pairs", Policy(space, tiles, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      "parity::sde::kuramoto_all_pairs", Policy(space, tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& team) {
-        Pairs col(team.team_scratch(0), tile);
+        Quads col(team.team_scratch(0), max_quads);
         Scratch sum_a(team.team_scratch(0), tile), sum_b(team.team_scratch(0), tile);
-        int const i0 = team.league_rank() * tile;
+        int const share = team.league_rank() % splits;
+        int const i0 = (team.league_rank() / splits) * tile;
         int const rows = n - i0 < tile ? n - i0 : tile;
+        // Column tiles [t0, t1) of this share.
+        int const t0 = int(long(tiles) * share / splits), t1 = int(long(tiles) * (share + 1) / splits);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum_a(r) = 0, sum_b(r) = 0; });
-        for (int j0 = 0; j0 < n; j0 += tile) {
+        for (int j0 = t0 * tile; j0 < t1 * tile && j0 < n; j0 += tile) {
           int const cols = n - j0 < tile ? n - j0 : tile;
+          int const quads = (cols + 1) / 2;
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cols), [&](int c) {
-            SinCosPair<Real> p;
-            sincos_phase(x(j0 + c), p.s, p.c);
-            col(c) = p;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, quads), [&](int q) {
+            SinCosQuad<Real> p;
+            sincos_phase(x(j0 + 2 * q), p.s0, p.c0);
+            if (2 * q + 1 < cols)
+              sincos_phase(x(j0 + 2 * q + 1), p.s1, p.c1);
+            else
+              p.s1 = 0, p.c1 = 0;
+            col(q) = p;
           });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
-            // Two accumulators per sum (independent add chains), combined at the end of the tile.
+            // Even columns into a0, b0, odd columns into a1, b1.
             Real a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-            int c = 0;
             if (matrix) {
-              for (; c + 1 < cols; c += 2) {
-                SinCosPair<Real> const p = col(c), q = col(c + 1);
-                Real const k0 = kmat(i0 + r, j0 + c), k1 = kmat(i0 + r, j0 + c + 1);
-                a0 += k0 * p.s, b0 += k0 * p.c;
-                a1 += k1 * q.s, b1 += k1 * q.c;
+              int const even = cols / 2;  // whole quads
+              for (int q = 0; q < even; ++q) {
+                SinCosQuad<Real> const p = col(q);
+                Real const k0 = kmat(i0 + r, j0 + 2 * q), k1 = kmat(i0 + r, j0 + 2 * q + 1);
+                a0 += k0 * p.s0, b0 += k0 * p.c0;
+                a1 += k1 * p.s1, b1 += k1 * p.c1;
               }
-              if (c < cols) {
-                Real const k0 = kmat(i0 + r, j0 + c);
-                a0 += k0 * col(c).s, b0 += k0 * col(c).c;
+              if (2 * even < cols) {
+                Real const k0 = kmat(i0 + r, j0 + 2 * even);
+                a0 += k0 * col(even).s0, b0 += k0 * col(even).c0;
               }
             } else {
-              for (; c + 1 < cols; c += 2) {
-                SinCosPair<Real> const p = col(c), q = col(c + 1);
-                a0 += p.s, b0 += p.c;
-                a1 += q.s, b1 += q.c;
+              int q = 0;
+              for (; q + 1 < quads; q += 2) {
+                SinCosQuad<Real> const p = col(q), u = col(q + 1);
+                a0 += p.s0, b0 += p.c0, a1 += p.s1, b1 += p.c1;
+                a0 += u.s0, b0 += u.c0, a1 += u.s1, b1 += u.c1;
               }
-              if (c < cols) a0 += col(c).s, b0 += col(c).c;
+              if (q < quads) {
+                SinCosQuad<Real> const p = col(q);
+                a0 += p.s0, b0 += p.c0, a1 += p.s1, b1 += p.c1;
+              }
             }
             sum_a(r) += a0 + a1;
             sum_b(r) += b0 + b1;
@@ -239,12 +280,42 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         }
         team.team_barrier();
         Real const scale = matrix ? Real(1) : k_over_n;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
-          Real sn, cs;
-          sincos_phase(x(i0 + r), sn, cs);
-          f(i0 + r) = (omega(i0 + r) + scale * (cs * sum_a(r) - sn * sum_b(r))) * inv_gamma;
-        });
+        if (splits > 1) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+            part_a(share, i0 + r) = sum_a(r);
+            part_b(share, i0 + r) = sum_b(r);
+          });
+        } else {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+            Real sn, cs;
+            sincos_phase(x(i0 + r), sn, cs);
+            f(i0 + r) = (omega(i0 + r) + scale * (cs * sum_a(r) - sn * sum_b(r))) * inv_gamma;
+          });
+        }
       });
+  if (splits > 1) {
+    // The shares' partial sums added in a fixed order: the same result on every run.
+    Real const scale = matrix ? Real(1) : k_over_n;
+    Kokkos::parallel_for(
+        "parity::sde::kuramoto_all_pairs_combine", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+          Real a = 0, b = 0;
+          for (int c = 0; c < splits; ++c) a += part_a(c, i), b += part_b(c, i);
+          Real sn, cs;
+          sincos_phase(x(i), sn, cs);
+          f(i) = (omega(i) + scale * (cs * a - sn * b)) * inv_gamma;
+        });
+  }
+}
+
+// Column shares per row tile for all pairs: enough teams x tile rows to give every hardware thread
+// the execution space reports (ExecSpace::concurrency(): on a GPU, resident threads) about two
+// rows' worth of work, at most 16 and at most the number of column tiles; 1 on host backends
+// (whose concurrency is far below N). `requested` > 0 overrides.
+template <class ExecSpace>
+int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
+  int const tiles = (n + tile - 1) / tile;
+  int s = requested > 0 ? requested : int((2L * space.concurrency() + n - 1) / n);
+  return std::clamp(s, 1, std::min(16, tiles));
 }
 
 // out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`.
@@ -306,7 +377,18 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   r.bins = c.bins;
   Kokkos::View<Real*, Mem> x(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase"), n);
   Kokkos::View<Real*, Mem> omega(Kokkos::view_alloc(space, "parity::sde::kuramoto_omega"), n);
-  Kokkos::View<Real*, Mem> f0, f1, xp;
+  Kokkos::View<Real*, Mem> f0, f1, xp, y;
+  if (c.coupling == Coupling::mean_field && c.stepper == Stepper::srk2) {
+    y = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_corrector_base"), n);
+    xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
+  }
+  Kokkos::View<Real**, Mem> part_a, part_b;
+  int const splits = c.coupling == Coupling::all_pairs ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
+  if (splits > 1) {
+    part_a = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_a"), splits, n);
+    part_b = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_b"), splits, n);
+  }
+  r.column_splits = splits;
   if (c.coupling == Coupling::all_pairs) {
     f0 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift"), n);
     if (c.stepper == Stepper::srk2) {
@@ -340,16 +422,16 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
         if (c.coupling == Coupling::mean_field) {
           if (c.stepper == Stepper::srk2)
             detail::mean_field_step<Stepper::srk2>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp, c.seed,
-                                                   sc_a, sc_p, sc_b);
+                                                   sc_a, sc_p, sc_b, y, xp);
           else
             detail::mean_field_step<Stepper::euler_maruyama>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp,
                                                              c.seed, sc_a, sc_p, sc_b);
           std::swap(sc_a, sc_b);
         } else {
-          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0);
+          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b);
           if (c.stepper == Stepper::srk2) {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, false, xp);
-            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1);
+            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a, part_b);
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, gdw_scale, step, c.seed, true, x);
           } else {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, true, x);

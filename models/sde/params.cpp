@@ -74,6 +74,7 @@ void validate(KuramotoParams const& p) {
   require(p.stepper == "srk2" || p.stepper == "euler", "--stepper must be srk2 or euler");
   require(p.coupling == "mean-field" || p.coupling == "all-pairs", "--coupling must be mean-field or all-pairs");
   require(p.tile >= 1 && p.tile <= 4096, "--tile must be in [1, 4096]");
+  require(p.column_splits >= 0 && p.column_splits <= 16, "--column-splits must be in [0, 16] (0: automatic)");
   require(p.coupling != "all-pairs" || p.oscillators <= (1 << 20),
           "--coupling all-pairs costs N^2 per step: use at most 2^20 oscillators (mean-field for more)");
   require((p.steps + p.sample_every - 1) / p.sample_every <= 10000000L / p.bins,

@@ -45,6 +45,7 @@ struct KuramotoParams {
   std::string stepper = "srk2";       // srk2 | euler
   std::string coupling = "mean-field";  // mean-field | all-pairs
   int tile = 128;                  // all pairs: oscillators per team tile
+  int column_splits = 0;           // all pairs: teams per row tile (0: chosen for the device)
 };
 
 void validate(KuramotoParams const& p);

@@ -14,6 +14,7 @@ struct EnsembleResult {
   std::vector<long> sample_steps;              // [S] step count at each sample
   std::vector<double> mean, variance;          // [S][P][dim] ensemble moments at each sample
   std::vector<double> time_average;            // [P][dim] mean over paths of each path's time average
+                                               // (NaN for components the system does not average)
   std::vector<double> time_average_error;      // [P][dim] spread of those over paths / sqrt(paths)
   std::vector<std::int32_t> histogram;         // [P][bins] wrapped component mod period, at the end
   long steps_done = 0;
@@ -26,6 +27,7 @@ struct KuramotoResult {
   std::vector<std::int32_t> histogram;  // [S][bins] of x mod 2 pi (the density P(x, t))
   std::vector<double> positions;        // [N] final phases, only when asked for
   long steps_done = 0;
+  int column_splits = 1;                // all pairs: teams per row tile (column shares)
 };
 
 struct JosephsonResult {

@@ -23,22 +23,24 @@ namespace parity::sde {
 
 // Josephson step: one normal (half a Box-Muller pair, 3.5) and dW = sqrt(dt) z (1); each drift
 // evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
-// predictor 3 per component; corrector 4 per component; time sums 2.
-inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 2 : 4.5 + 7 + 1 + 6 + 2; }
-// Kuramoto mean field, per oscillator step. A pass: normal_at 6 (log, -2 *, sqrt, sincos 2, r *) and
-// g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3 (Euler,
-// predictor) or 4 (corrector); sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2 = the
-// predictor pass (7 + 9 + 3 + 5) and the step pass (7 + 9 + 3 + 9 + 4 + 5).
-inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 5) + (7 + 9 + 3 + 9 + 4 + 5) : 7 + 9 + 3 + 5; }
+// predictor 3 per component; corrector 4 per component; the time sum of v 1 (x is not averaged).
+inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 1 : 4.5 + 7 + 1 + 6 + 1; }
+// Kuramoto mean field, per oscillator step. Euler, one pass: normal_at 6 (log, -2 *, sqrt, sincos 2,
+// r *) and g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3;
+// sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2: the predictor pass (normal and g dW 7,
+// drift 9, predicted phase 3, corrector base y = x + f0 dt/2 + g dW 3, sums 5) and the corrector
+// pass (drift 9, x = y + f1 dt/2 2, sums 5).
+inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 7 + 9 + 3 + 5; }
 // All pairs, per oscillator and drift evaluation: per pair 2 adds (constant K, factored out) or 2
 // multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
 // row's partial sums; own sincos 3 and 6 to form the drift. Per step add normal + g dW 7 and the
 // updates (3, or 3 + 4 for SRK2).
-inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix) {
-  return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9;
+// With S > 1 column shares per row tile, 2 (S - 1) adds combine the shares' partial sums.
+inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix, int splits = 1) {
+  return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9 + 2.0 * (splits - 1);
 }
-inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false) {
-  double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix);
+inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false, int splits = 1) {
+  double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix, splits);
   return srk2 ? 2 * d + 7 + 3 + 4 : d + 7 + 3;
 }
 
@@ -93,9 +95,9 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   r.steps = cfg.steps;
   r.paths_total = long(p.paths) * sweep.size();
   r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2);
-  // Per launch each path reads and writes its state (2 Real), winding (int) and time sums
-  // (2 double), and the sampling pass reads the state and winding once more.
-  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 16) + (2 * sizeof(Real) + 4);
+  // Per launch each path reads and writes its state (2 Real), winding (int) and time sum of v
+  // (double), and the sampling pass reads the state and winding once more.
+  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 8) + (2 * sizeof(Real) + 4);
   r.bytes_per_step = per_launch / p.sample_every;
   return r;
 }
@@ -119,6 +121,7 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   c.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   c.coupling = p.coupling == "all-pairs" ? Coupling::all_pairs : Coupling::mean_field;
   c.tile = p.tile;
+  c.column_splits = p.column_splits;
   KuramotoRunResult r;
   r.kuramoto = integrate_kuramoto<ExecutionSpace, Real>(space, c, progress, times);
   r.dt = p.dt;
@@ -126,15 +129,19 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   double const n = p.oscillators;
   if (c.coupling == Coupling::mean_field) {
     r.flops_per_step = kuramoto_mean_field_flops_per_step(srk2);
-    // x read per pass, written once; omega_i read per pass only when the frequencies differ.
+    // Euler: x read and written. SRK2: the predictor reads x and writes y, xp; the corrector reads
+    // y, xp and writes x. omega_i read per pass only when the frequencies differ.
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
-    r.bytes_per_step = (srk2 ? 3.0 + 2 * om : 2.0 + om) * sizeof(Real);
+    r.bytes_per_step = (srk2 ? 6.0 + 2 * om : 2.0 + om) * sizeof(Real);
   } else {
-    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile);
+    int const splits = r.kuramoto.column_splits;
+    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile, false, splits);
     // Each team streams all N phases through scratch per drift: N / tile reads per oscillator, plus
-    // its own phase, omega_i (when they differ) and the drift written.
+    // its own phase, omega_i (when they differ) and the drift written; with column shares, two
+    // partial sums per share written and read back.
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
-    double const drift = (std::ceil(n / p.tile) + 2 + om) * sizeof(Real);
+    double const shares = splits > 1 ? 4.0 * splits : 0.0;
+    double const drift = (std::ceil(n / p.tile) + 2 + om + shares) * sizeof(Real);
     r.bytes_per_step = srk2 ? 2 * drift + 7.0 * sizeof(Real) : drift + 3.0 * sizeof(Real);
   }
   return r;

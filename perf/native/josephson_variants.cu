@@ -1,6 +1,7 @@
 // Native CUDA microbenchmark: what an SRK2 Josephson step costs, one change at a time.
 // Not part of the build; used once to decide which changes to make in models/sde/ (issue 5).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o josephson_variants josephson_variants.cu
+//   (Random123 headers: add -I/usr/include or wherever librandom123-dev put them)
 //   ./josephson_variants [paths=524288] [launches=200]
 // Each variant: 2^19 paths x launches x 100 SRK2 steps (100 steps per drive period), state in
 // registers for a launch, x kept in [0,1) with a winding count, velocity time sum per path.
@@ -13,6 +14,12 @@
 //   V4 = V2 with CUDA's cospi/sincospi (exact range reduction, CUDA only)
 //   V5 = V2 with fast intrinsics (__cosf/__logf/__sincosf; float only, reference)
 //   V6 = V3 without noise (cost of the noise)
+//   V7 = V3 with the drift's cos(2 pi x) by one odd polynomial after a half-turn reduction
+//        (models/sde/trig.hpp cos_2pi since 2026-11-23; Box-Muller keeps sincos2pi_poly)
+//   V8 = V7 with occupancy capped at 50 % (4 blocks of 256 per SM, by dynamic shared memory): the
+//        Kokkos kernel's occupancy before 2026-11-23 (51 registers: at most 36 warps per SM)
+//   V9 = V7 with occupancy capped at 75 % (6 blocks of 256 per SM: 40 registers, no launch bounds)
+// Occupancy of each kernel: printed beside its time (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 #include <Random123/philox.h>
 #include <cuda_runtime.h>
 
@@ -72,12 +79,29 @@ __host__ __device__ __forceinline__ void sincos2pi_poly(R u, R& s, R& c) {
   c = (qi == 0) ? cp : (qi == 1) ? -sp : (qi == 2) ? -cp : sp;
 }
 
-enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3 };
+// cos(2 pi u) alone: r = u - rint(u), t = 1/4 - |r|, sin(2 pi t) by the odd Taylor series through
+// t^13 (float) or t^21 (double), leading term added last (as models/sde/trig.hpp cos_2pi).
+template <class R>
+__host__ __device__ __forceinline__ R cos2pi_half(R u) {
+  constexpr double p = 6.283185307179586476925286766559;
+  constexpr int K = std::is_same_v<R, float> ? 7 : 11;
+  double sc[K];
+  double term = p;
+  for (int k = 0; k < K; ++k) { sc[k] = term; term *= -p * p / ((2 * k + 2) * (2 * k + 3)); }
+  R const r = fabs(u - rint(u));
+  R const t = R(0.25) - r, t2 = t * t;
+  R q = R(sc[K - 1]);
+  for (int k = K - 2; k >= 1; --k) q = q * t2 + R(sc[k]);
+  return t * R(p) + (t * t2) * q;
+}
+
+enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3, half = 4 };
 
 template <class R, int T>
 __device__ __forceinline__ R cos2pi(R x) {
   constexpr R tp = R(6.283185307179586476925286766559);
   if constexpr (T == poly) { R s, c; sincos2pi_poly(x, s, c); return c; }
+  else if constexpr (T == half) return cos2pi_half(x);
   else if constexpr (T == cudapi) return cospi(R(2) * x);
   else if constexpr (T == fast && std::is_same_v<R, float>) return __cosf(tp * x);
   else return cos(tp * x);
@@ -89,7 +113,7 @@ __device__ __forceinline__ void box_muller(R u1, R u2, R& z1, R& z2) {
   if constexpr (T == fast && std::is_same_v<R, float>) lg = __logf(u1); else lg = log(u1);
   R const r = sqrt(R(-2) * lg);
   R s, c;
-  if constexpr (T == poly) sincos2pi_poly(u2, s, c);
+  if constexpr (T == poly || T == half) sincos2pi_poly(u2, s, c);
   else if constexpr (T == cudapi) sincospi(R(2) * u2, &s, &c);
   else if constexpr (T == fast && std::is_same_v<R, float>) __sincosf(tp * u2, &s, &c);
   else sincos(tp * u2, &s, &c);
@@ -215,6 +239,15 @@ void run(char const* name, int n, int launches, int variant) {
   Par p;
   R const dt = R(2 * M_PI / 4.9 / 100);
   int const bs = 256, nb = (n + bs - 1) / bs;
+  // V8, V9: dynamic shared memory that leaves room for only `cap` blocks per SM.
+  int cap = variant == 8 ? 4 : variant == 9 ? 6 : 0;
+  size_t smem = 0;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  if (cap > 0) {
+    smem = prop.sharedMemPerMultiprocessor / cap - prop.reservedSharedMemPerBlock - 256;
+    CK(cudaFuncSetAttribute(vn<R, half, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  }
   auto launch = [&](long s0) {
     switch (variant) {
       case 0: v0<R><<<nb, bs>>>(n, X, V, W, acc, p, 1, s0, 100, dt); break;
@@ -224,6 +257,9 @@ void run(char const* name, int n, int launches, int variant) {
       case 4: vn<R, cudapi, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
       case 5: vn<R, fast, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
       case 6: vn<R, poly, true, false><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 7: vn<R, half, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 8:
+      case 9: vn<R, half, true, true><<<nb, bs, smem>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
     }
   };
   init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
@@ -244,7 +280,16 @@ void run(char const* name, int n, int launches, int variant) {
   for (double v : ah) m += v;
   m /= double(n) * launches * 100;
   double const steps = double(n) * launches * 100;
-  printf("%-6s V%d  %8.4f s  %.3e steps/s  <v> over all steps %.5f\n", name, variant, ms * 1e-3, steps / (ms * 1e-3), m);
+  int blocks = 0;
+  cudaFuncAttributes attr{};
+  auto const* k = variant == 0 ? (void const*)v0<R> : variant >= 7 ? (void const*)vn<R, half, true, true> : nullptr;
+  if (k) {
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, bs, smem));
+    CK(cudaFuncGetAttributes(&attr, k));
+  }
+  printf("%-6s V%d  %8.4f s  %.3e steps/s  <v> over all steps %.5f", name, variant, ms * 1e-3, steps / (ms * 1e-3), m);
+  if (k) printf("  (%d regs, %d blocks of %d per SM)", attr.numRegs, blocks, bs);
+  printf("\n");
   cudaFree(X); cudaFree(V); cudaFree(W); cudaFree(acc); cudaFree(drive);
 }
 
@@ -254,7 +299,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("%s, %d SMs; %d paths x %d steps\n", prop.name, prop.multiProcessorCount, n, launches * 100);
-  for (int v = 0; v <= 6; ++v) run<float>("float", n, launches, v);
-  for (int v = 0; v <= 6; ++v)
+  for (int v = 0; v <= 9; ++v) run<float>("float", n, launches, v);
+  for (int v = 0; v <= 9; ++v)
     if (v != 5) run<double>("double", n, launches, v);
 }

@@ -32,6 +32,7 @@ class SdeCli(CliTestCase):
         self.assert_bad_input(parity("kuramoto", "--dt", "0"), "--dt")
         self.assert_bad_input(parity("kuramoto", "--coupling", "ring"), "--coupling")
         self.assert_bad_input(parity("kuramoto", "--coupling", "all-pairs", "-N", "4000000"), "2^20")
+        self.assert_bad_input(parity("kuramoto", "--column-splits", "17"), "--column-splits")
 
     def test_josephson_sweep_report(self):
         with tempfile.TemporaryDirectory() as d:
@@ -67,6 +68,22 @@ class SdeCli(CliTestCase):
         self.assertLess(abs(res["r_mean_second_half"] - res["r_theory"]), 0.06)
         self.assertEqual(sum(res["histogram_final"]), 1024)
         self.assertIn("flops_per_step", res)
+
+    def test_kuramoto_all_pairs_column_splits(self):
+        # Two column shares per row tile against one: the same trajectories up to the order of the
+        # additions (double), and the report says how many shares ran.
+        docs = []
+        for splits in ("1", "2"):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("kuramoto", "-N", "512", "--coupling", "all-pairs", "--tile", "64", "--column-splits", splits,
+                           "--steps", "40", "--sample-every", "20", "--json", path, "-q")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    docs.append(json.load(f)["results"])
+        self.assertEqual(docs[0]["column_splits"], 1)
+        self.assertEqual(docs[1]["column_splits"], 2)
+        self.assertAlmostEqual(docs[0]["r_final"], docs[1]["r_final"], places=10)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ TEST(Josephson, NoDriveNoNoiseComesToRestInAMinimum) {
   EXPECT_LT(e.variance[last + 1], 1e-16);
   EXPECT_NEAR(e.mean[last + 1], 0.0, 1e-8);
   EXPECT_NEAR(e.time_average[1], 0.0, 1e-6);
+  // Only v is time-averaged (JosephsonSystem::time_averaged): x's entry says so rather than 0.
+  EXPECT_TRUE(std::isnan(e.time_average[0]));
   // And in float.
   auto const rf = solve<float>(p);
   EXPECT_EQ(rf.ensemble.histogram[75], p.paths);

@@ -31,10 +31,11 @@ double circular_distance(double a, double b) {
 }
 
 template <class Real>
-void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix) {
+void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix, int tile = 64, int splits = 0) {
   sde::KuramotoConfig c;
   c.n = 160;  // not a multiple of the tile
-  c.tile = 64;
+  c.tile = tile;
+  c.column_splits = splits;
   c.K = 8;
   c.steps = 120;
   c.sample_every = 30;
@@ -65,6 +66,27 @@ TEST(Kuramoto, AllPairsAndMeanFieldAgree) {
   compare_kernels<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, false);
   compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true);
   compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, true);
+  // Odd tile and odd last tile (160 = 2 * 63 + 34; 63 columns = 31 column pairs and a half-empty
+  // one): the all-pairs kernel's padded column pairs.
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 63);
+  compare_kernels<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, true, 53);  // 160 = 3 * 53 + 1
+  // Column shares: 2 and 3 teams per row tile (3 tiles of 53 + 1 split 1/1/2 and so on), their
+  // partial sums combined by a second kernel.
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 53, 2);
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 40, 3);
+  compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, true, 32, 4);
+}
+
+TEST(Kuramoto, ColumnSharesChosenForTheDevice) {
+  ExecSpace space;
+  // Never more shares than column tiles, at least one, at most 16; an explicit request is kept.
+  EXPECT_GE(sde::detail::all_pairs_splits(space, 160, 64, 0), 1);
+  EXPECT_LE(sde::detail::all_pairs_splits(space, 160, 64, 0), 3);
+  EXPECT_EQ(sde::detail::all_pairs_splits(space, 1 << 16, 128, 5), 5);
+  EXPECT_EQ(sde::detail::all_pairs_splits(space, 1 << 16, 128, 100), 16);
+  EXPECT_EQ(sde::detail::all_pairs_splits(space, 256, 128, 100), 2);
+  // Host backends (concurrency far below N): one share.
+  if (space.concurrency() * 2 <= 1 << 16) EXPECT_EQ(sde::detail::all_pairs_splits(space, 1 << 16, 128, 0), 1);
 }
 
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {

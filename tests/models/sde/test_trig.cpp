@@ -55,6 +55,59 @@ TEST(SdeTrig, SinCosTwoPiMatchesLongDouble) {
   check_sincos<double>(1e-15);
 }
 
+// cos_2pi (one odd polynomial after a half-turn reduction) against long double std::cos, on the
+// same grid plus the points where its reduction changes branch (|r| = 1/8, 1/4, 3/8, 1/2).
+template <class Real>
+double cos_worst(std::vector<Real> const& u) {
+  int const n = int(u.size());
+  auto const ud = parity::test::to_device(u);
+  Kokkos::View<Real*, MemSpace> c("c", n);
+  Kokkos::parallel_for(
+      "parity::test::cos_2pi", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) { c(i) = sde::cos_2pi(ud(i)); });
+  auto const ch = parity::test::to_host(c);
+  long double const two_pi = 2 * std::numbers::pi_v<long double>;
+  double worst = 0;
+  for (int i = 0; i < n; ++i)
+    worst = std::max(worst, double(std::abs((long double)ch[i] - std::cos(two_pi * (long double)u[i]))));
+  return worst;
+}
+
+template <class Real>
+void check_cos(double tol) {
+  int const n = 400001;
+  std::vector<Real> u(n);
+  for (int i = 0; i < n; ++i) u[i] = Real(-3.0 + 6.0 * i / (n - 1));
+  // Near every eighth of a turn in [-2, 2], a few ulps either side; and the running particle's
+  // unreduced predictor values just outside [0, 1).
+  for (int e = -16; e <= 16; ++e)
+    for (int k = -4; k <= 4; ++k) {
+      Real v = Real(e) / Real(8);
+      for (int j = 0; j < (k < 0 ? -k : k); ++j) v = std::nextafter(v, Real(k < 0 ? -10 : 10));
+      u.push_back(v);
+    }
+  double const worst = cos_worst(u);
+  std::printf("  cos_2pi<%s>: max abs error %.2e\n", sizeof(Real) == 8 ? "double" : "float", worst);
+  EXPECT_LT(worst, tol);
+  // Whole, half and quarter turns: cos is exactly 1, -1 and (to the polynomial's t = 0) 0.
+  std::vector<Real> q;
+  for (int k = -8; k <= 8; ++k) q.push_back(Real(k) / Real(4));
+  auto const qd = parity::test::to_device(q);
+  Kokkos::View<Real*, MemSpace> c("c", q.size());
+  Kokkos::parallel_for(
+      "parity::test::cos_2pi_quarters", Kokkos::RangePolicy<ExecSpace>(0, int(q.size())),
+      KOKKOS_LAMBDA(int i) { c(i) = sde::cos_2pi(qd(i)); });
+  auto const ch = parity::test::to_host(c);
+  for (int k = -8; k <= 8; ++k) {
+    int const m = ((k % 4) + 4) % 4;
+    EXPECT_EQ(ch[k + 8], Real(m == 0 ? 1 : m == 2 ? -1 : 0)) << k;
+  }
+}
+
+TEST(SdeTrig, CosTwoPiMatchesLongDouble) {
+  check_cos<float>(2.5e-7);
+  check_cos<double>(1e-15);
+}
+
 template <class Real>
 void check_normal_at() {
   constexpr int per = sde::normals_per_block<Real>;
