@@ -47,32 +47,25 @@ KOKKOS_INLINE_FUNCTION constexpr double cos_coefficient(int k) {
   return c;
 }
 
-template <class Real, int K>
-KOKKOS_FORCEINLINE_FUNCTION Real sin_series(Real t2) {
-  Real p = Real(sin_coefficient(K - 1));
-  if constexpr (K >= 2) p = p * t2 + Real(sin_coefficient(K - 2));
-  if constexpr (K >= 3) p = p * t2 + Real(sin_coefficient(K - 3));
-  if constexpr (K >= 4) p = p * t2 + Real(sin_coefficient(K - 4));
-  if constexpr (K >= 5) p = p * t2 + Real(sin_coefficient(K - 5));
-  if constexpr (K >= 6) p = p * t2 + Real(sin_coefficient(K - 6));
-  if constexpr (K >= 7) p = p * t2 + Real(sin_coefficient(K - 7));
-  if constexpr (K >= 8) p = p * t2 + Real(sin_coefficient(K - 8));
-  static_assert(K <= 8);
-  return p;
-}
-template <class Real, int K>
-KOKKOS_FORCEINLINE_FUNCTION Real cos_series(Real t2) {
-  Real p = Real(cos_coefficient(K - 1));
-  if constexpr (K >= 2) p = p * t2 + Real(cos_coefficient(K - 2));
-  if constexpr (K >= 3) p = p * t2 + Real(cos_coefficient(K - 3));
-  if constexpr (K >= 4) p = p * t2 + Real(cos_coefficient(K - 4));
-  if constexpr (K >= 5) p = p * t2 + Real(cos_coefficient(K - 5));
-  if constexpr (K >= 6) p = p * t2 + Real(cos_coefficient(K - 6));
-  if constexpr (K >= 7) p = p * t2 + Real(cos_coefficient(K - 7));
-  if constexpr (K >= 8) p = p * t2 + Real(cos_coefficient(K - 8));
-  if constexpr (K >= 9) p = p * t2 + Real(cos_coefficient(K - 9));
-  static_assert(K <= 9);
-  return p;
+struct SinCoefficients {
+  KOKKOS_INLINE_FUNCTION static constexpr double at(int k) { return sin_coefficient(k); }
+};
+struct CosCoefficients {
+  KOKKOS_INLINE_FUNCTION static constexpr double at(int k) { return cos_coefficient(k); }
+};
+
+// sum_{k=Lo}^{Hi} Coefficients::at(k) t2^(k-Lo) by Horner's rule, from the highest coefficient
+// down. Each coefficient is a constexpr variable, so it is folded to a literal: nothing of the
+// series' construction runs in a kernel.
+template <class Real, class Coefficients, int Lo, int Hi>
+KOKKOS_FORCEINLINE_FUNCTION Real horner(Real t2) {
+  static_assert(Lo <= Hi);
+  constexpr double c = Coefficients::at(Lo);
+  if constexpr (Lo == Hi) {
+    return Real(c);
+  } else {
+    return horner<Real, Coefficients, Lo + 1, Hi>(t2) * t2 + Real(c);
+  }
 }
 
 }  // namespace detail
@@ -86,8 +79,8 @@ KOKKOS_INLINE_FUNCTION void sincos_2pi(Real u, Real& s, Real& c) {
   int const q = int(Kokkos::bit_cast<typename T::Bits>(shifted) & 3);  // n mod 4
   Real const t = u - Real(0.25) * n;  // [-1/8, 1/8], exact
   Real const t2 = t * t;
-  Real const sp = t * detail::sin_series<Real, T::sin_terms>(t2);
-  Real const cp = detail::cos_series<Real, T::cos_terms>(t2);
+  Real const sp = t * detail::horner<Real, detail::SinCoefficients, 0, T::sin_terms - 1>(t2);
+  Real const cp = detail::horner<Real, detail::CosCoefficients, 0, T::cos_terms - 1>(t2);
   // Rotate by q quarter turns: (s, c) = (sp, cp), (cp, -sp), (-sp, -cp), (-cp, sp).
   Real const a = (q & 1) ? cp : sp, b = (q & 1) ? sp : cp;
   s = (q & 2) ? -a : a;
@@ -107,22 +100,6 @@ template <>
 struct CosTraits<double> {
   static constexpr int terms = 11;
 };
-// sum_{k=1}^{K-1} s_k t2^(k-1): the series without its leading term s_0 = 2 pi.
-template <class Real, int K>
-KOKKOS_FORCEINLINE_FUNCTION Real odd_series_tail(Real t2) {
-  static_assert(K >= 3 && K <= 11);
-  Real p = Real(sin_coefficient(K - 1));
-  if constexpr (K >= 3) p = p * t2 + Real(sin_coefficient(K - 2));
-  if constexpr (K >= 4) p = p * t2 + Real(sin_coefficient(K - 3));
-  if constexpr (K >= 5) p = p * t2 + Real(sin_coefficient(K - 4));
-  if constexpr (K >= 6) p = p * t2 + Real(sin_coefficient(K - 5));
-  if constexpr (K >= 7) p = p * t2 + Real(sin_coefficient(K - 6));
-  if constexpr (K >= 8) p = p * t2 + Real(sin_coefficient(K - 7));
-  if constexpr (K >= 9) p = p * t2 + Real(sin_coefficient(K - 8));
-  if constexpr (K >= 10) p = p * t2 + Real(sin_coefficient(K - 9));
-  if constexpr (K >= 11) p = p * t2 + Real(sin_coefficient(K - 10));
-  return p;
-}
 }  // namespace detail
 
 // cos(2 pi u) alone, cheaper than sincos_2pi when only the cosine is needed (the Josephson force,
@@ -142,7 +119,8 @@ KOKKOS_INLINE_FUNCTION Real cos_2pi(Real u) {
   Real const t = Real(0.25) - r;
   Real const t2 = t * t;
   // The leading term added last (one rounding of the largest part): 2 pi t + t^3 (s_1 + s_2 t^2 ...).
-  return t * Real(detail::two_pi_d) + (t * t2) * detail::odd_series_tail<Real, detail::CosTraits<Real>::terms>(t2);
+  constexpr int terms = detail::CosTraits<Real>::terms;
+  return t * Real(detail::two_pi_d) + (t * t2) * detail::horner<Real, detail::SinCoefficients, 1, terms - 1>(t2);
 }
 
 }  // namespace parity::sde
