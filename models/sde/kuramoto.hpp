@@ -69,6 +69,15 @@ KOKKOS_INLINE_FUNCTION void sincos_phase(Real x, Real& s, Real& c) {
   sincos_2pi(x * inv_two_pi, s, c);
 }
 
+// Adds sin x and cos x of a phase to the order-parameter sums (v[0]: sin, v[1]: cos).
+template <class Real>
+KOKKOS_INLINE_FUNCTION void add_phase(Sums<2>& acc, Real x) {
+  Real sn, cs;
+  sincos_phase(x, sn, cs);
+  acc.v[0] += double(sn);
+  acc.v[1] += double(cs);
+}
+
 // omega_i, or the common value when all are equal (no memory read).
 template <class Real, class View>
 struct Omega {
@@ -103,12 +112,7 @@ void kuramoto_sums(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpac
                    SinCos<typename ExecSpace::memory_space> const& out) {
   Kokkos::parallel_reduce(
       "parity::sde::kuramoto_sums", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
-      KOKKOS_LAMBDA(int i, Sums<2>& s) {
-        Real sn, cs;
-        sincos_phase(x(i), sn, cs);
-        s.v[0] += double(sn);
-        s.v[1] += double(cs);
-      },
+      KOKKOS_LAMBDA(int i, Sums<2>& s) { add_phase(s, x(i)); },
       Kokkos::Sum<Sums<2>, typename ExecSpace::memory_space>(out));
 }
 
@@ -152,10 +156,7 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
           Real const p = xi + f0 * dt + gdw;
           y(i) = xi + f0 * half_dt + gdw;
           xp(i) = p;
-          Real sn, cs;
-          sincos_phase(p, sn, cs);
-          acc.v[0] += double(sn);
-          acc.v[1] += double(cs);
+          add_phase(acc, p);
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_pred));
     Kokkos::parallel_reduce(
@@ -165,10 +166,7 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
           Real const f1 = mean_field_drift(xp(i), omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
           Real const xn = wrap_phase(y(i) + f1 * half_dt);
           x(i) = xn;
-          Real sn, cs;
-          sincos_phase(xn, sn, cs);
-          acc.v[0] += double(sn);
-          acc.v[1] += double(cs);
+          add_phase(acc, xn);
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   } else {
@@ -181,10 +179,7 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
           Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
           Real const xn = wrap_phase(xi + f0 * dt + gdw);
           x(i) = xn;
-          Real sn, cs;
-          sincos_phase(xn, sn, cs);
-          acc.v[0] += double(sn);
-          acc.v[1] += double(cs);
+          add_phase(acc, xn);
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   }
