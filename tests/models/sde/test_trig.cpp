@@ -142,28 +142,44 @@ TEST(SdeTrig, NormalAtEqualsWholeBlocks) {
 }
 
 // Launches of 100 steps take the whole-block noise path, launches of 7 steps the cursor: the same
-// per-path trajectories, so the final ensemble moments are identical.
-TEST(SdeTrig, NoisePathsGiveTheSameTrajectories) {
+// per-path noise, so the same trajectories. Exact on the development hosts; under nvcc the two
+// inlined step loops may contract a*b+c into FMAs differently, and the chaotic driven dynamics grow
+// a 1-ulp difference to a bin change on a few float paths within 6 periods (seen on the H200:
+// 2 of 512 paths). So the bounds are a small fraction of what different noise would give (one
+// standard error of the mean, ~sqrt(2 paths bins / pi) histogram counts), and double, where the
+// growth stays far below the bounds, is held ~10^4 times tighter.
+template <class Real>
+void check_noise_paths(double fraction) {
   sde::JosephsonParams p;
   p.D = 0.1, p.paths = 512, p.periods = 6, p.transient_periods = 1, p.bins = 16;
   parity::run::SilentProgress progress;
   parity::run::PhaseTimes times;
   p.sample_every = 100;
-  auto const blocked = sde::solve<ExecSpace, float>(ExecSpace(), p, progress, times);
+  auto const blocked = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
   p.sample_every = 7;
-  auto const cursor = sde::solve<ExecSpace, float>(ExecSpace(), p, progress, times);
+  auto const cursor = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
   auto const& eb = blocked.ensemble;
   auto const& ec = cursor.ensemble;
   ASSERT_EQ(eb.sample_steps.back(), ec.sample_steps.back());
   std::size_t const lb = std::size_t(eb.samples - 1) * 2, lc = std::size_t(ec.samples - 1) * 2;
+  double const n = double(p.paths);
   EXPECT_GT(eb.variance[lb + 1], 0.01);  // the noise matters
   for (int k = 0; k < 2; ++k) {
-    EXPECT_EQ(eb.mean[lb + k], ec.mean[lc + k]) << k;
-    EXPECT_EQ(eb.variance[lb + k], ec.variance[lc + k]) << k;
+    double const var = eb.variance[lb + k];
+    EXPECT_NEAR(eb.mean[lb + k], ec.mean[lc + k], fraction * std::sqrt(var / n)) << k;
+    EXPECT_NEAR(eb.variance[lb + k], ec.variance[lc + k], fraction * var * std::sqrt(2 / n)) << k;
   }
-  EXPECT_EQ(eb.histogram, ec.histogram);
-  // Time averages: the same values summed in other groupings (float partial sums per launch).
-  EXPECT_NEAR(eb.time_average[1], ec.time_average[1], 1e-5);
+  ASSERT_EQ(eb.histogram.size(), ec.histogram.size());
+  double moved = 0;  // paths counted in another bin, twice
+  for (std::size_t b = 0; b < eb.histogram.size(); ++b) moved += std::abs(double(eb.histogram[b]) - double(ec.histogram[b]));
+  EXPECT_LE(moved, fraction * std::sqrt(2 * n * double(p.bins) / std::numbers::pi));
+  // Time averages: the same values summed in other groupings (partial sums per launch).
+  EXPECT_NEAR(eb.time_average[1], ec.time_average[1], fraction * 1e-3);
+}
+
+TEST(SdeTrig, NoisePathsGiveTheSameTrajectories) {
+  check_noise_paths<float>(0.1);
+  check_noise_paths<double>(1e-5);
 }
 
 }  // namespace parity_test_sde_trig
