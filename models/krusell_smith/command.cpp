@@ -182,7 +182,9 @@ Params resolve(Options const& o, Precision precision) {
   }
   p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
   p.panel_launch = o.panel_launch == "kernels" ? PanelLaunch::kernels : PanelLaunch::graph;
-  p.panel_locate = o.panel_locate == "bucket" ? PanelLocate::bucket : PanelLocate::power;
+  p.panel_locate = o.panel_locate == "bucket" ? PanelLocate::bucket
+                  : o.panel_locate == "scratch" ? PanelLocate::scratch
+                                                : PanelLocate::power;
   p.panel_start = o.panel_start == "fixed" ? PanelStart::fixed : PanelStart::carry;
   p.employment_draw = o.employment_draw == "independent" ? EmploymentDraw::independent : EmploymentDraw::exact;
   p.policy_method = o.policy_method == "time-iteration" ? PolicyMethod::time_iteration : PolicyMethod::endogenous_grid;
@@ -297,6 +299,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"converged", r.converged},
       {"outer_iterations", r.iterations},
       {"panel_carries", r.panel_carries},
+      {"panel_locate", r.panel_locate},
       {"policy_iterations_total", r.policy_iterations_total},
       {"policy_iterations_last", r.policy_iterations_last},
       {"policy_iterations_first", r.policy_iterations_first},
@@ -358,9 +361,10 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--panel-locate", o_.panel_locate,
                    "How the panel step finds an agent's k cell: power (closed-form inverse of the power grid, "
-                   "one record per cell) or bucket (bucket table and binary search, four coefficient reads); "
-                   "the results are identical")
-        ->check(CLI::IsMember({"power", "bucket"}))
+                   "one record per cell), bucket (bucket table and binary search, four coefficient reads; the same "
+                   "results) or scratch (power with the period's records copied into team scratch memory first: "
+                   "shared-memory gathers on a GPU; per-team sums, so K differs in the last bits)")
+        ->check(CLI::IsMember({"power", "bucket", "scratch"}))
         ->capture_default_str();
     sub.add_option("--panel-start", o_.panel_start,
                    "carry: each panel simulation starts from the previous one's final cross-section until the "

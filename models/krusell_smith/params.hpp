@@ -21,7 +21,11 @@ enum class PanelLaunch { graph, kernels };
 // power-spaced k grid in closed form (one float pow) and reads one record per cell holding the
 // cell's nodes and cubic (one or two cache sectors); `bucket` uses the axis' bucket table and
 // binary search and four separately stored coefficients (the earlier kernel). Same results.
-enum class PanelLocate { power, bucket };
+// `scratch` is `power` with the period's cubics and nodes first copied into each team's scratch
+// memory: on a GPU an agent's record read is then a shared-memory gather instead of one L1
+// wavefront per lane (the bound of `power` at 10^7 agents); the sum is reduced per team, so
+// K differs from `power` in the last bits. Falls back to `power` when the records do not fit.
+enum class PanelLocate { power, bucket, scratch };
 // How the individual policy is solved from the Euler equation: endogenous grid points (default;
 // no root finding, no interpolation of next period's policy in k) or damped time iteration at the
 // k nodes as in Maliar, Maliar & Valli's INDIVIDUAL.m (next period's policy interpolated at k').
@@ -113,7 +117,9 @@ inline std::string to_string(PolicyMethod m) {
 }
 inline std::string to_string(PanelStart m) { return m == PanelStart::carry ? "carry" : "fixed"; }
 inline std::string to_string(EmploymentDraw m) { return m == EmploymentDraw::exact ? "exact" : "independent"; }
-inline std::string to_string(PanelLocate m) { return m == PanelLocate::power ? "power" : "bucket"; }
+inline std::string to_string(PanelLocate m) {
+  return m == PanelLocate::power ? "power" : (m == PanelLocate::bucket ? "bucket" : "scratch");
+}
 
 inline void validate(Params const& p) {
   auto finite = [](double x) { return std::isfinite(x); };

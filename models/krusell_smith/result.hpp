@@ -2,6 +2,7 @@
 // What a Krusell-Smith solve returns: plain host data, no Kokkos.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace parity::krusell_smith {
@@ -19,6 +20,7 @@ struct Result {
   int policy_iterations_first = 0;  // of the first outer iteration: what a restarted policy saves
   std::vector<std::array<double, 4>> coeff_history;  // b after each outer iteration
   int panel_carries = 0;  // simulations whose final cross-section started the next one
+  std::string panel_locate;  // the panel step used (scratch falls back to power when it does not fit)
 
   // Den Haan (2010) accuracy test: the law of motion iterated on its own along the same z path
   // from the panel's K_0, compared with the panel's K in periods >= discard (percent).

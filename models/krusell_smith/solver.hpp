@@ -598,6 +598,68 @@ struct PanelStepPower {
   }
 };
 
+// PanelStepPower with the period's records in team scratch memory (PanelLocate::scratch). A team
+// copies the 2 (nk - 1) cubics and the nk nodes once, then steps a contiguous chunk of agents:
+// the same cell, t and cubic as PanelStepPower, so the same k'; the sum is reduced per team.
+template <class ExecSpace, class Real>
+struct PanelStepScratch {
+  using Mem = typename ExecSpace::memory_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  struct alignas(4 * sizeof(Real)) Cubic {  // one vector load on a GPU
+    Real a[4];
+  };
+  template <class T>
+  using ScratchView = Kokkos::View<T, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Kokkos::View<std::uint32_t*, Mem> words;
+  Kokkos::View<CellCubic<Real>*, Mem> rec;
+  Kokkos::View<Real*, Mem> k;
+  long offset;
+  Real k_min, lo, hi, inv_range;
+  float inv_power;
+  int cells;
+  long agents, chunk;  // agents per team: team league_rank steps [rank chunk, (rank + 1) chunk)
+
+  static std::size_t scratch_bytes(int cells) {
+    return sizeof(Cubic) * std::size_t(2 * cells) + sizeof(Real) * std::size_t(cells + 1) + 2 * alignof(Cubic);
+  }
+
+  KOKKOS_FUNCTION void operator()(Member const& team, double& acc) const {
+    auto& scratch = team.team_scratch(0);
+    ScratchView<Cubic*> cubic(static_cast<Cubic*>(scratch.get_shmem_aligned(sizeof(Cubic) * 2 * cells, alignof(Cubic))),
+                              2 * cells);
+    ScratchView<Real*> node(static_cast<Real*>(scratch.get_shmem_aligned(sizeof(Real) * (cells + 1), alignof(Cubic))),
+                            cells + 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * cells), [&](int j) {
+      for (int q = 0; q < 4; ++q) cubic(j).a[q] = rec(j).a[q];
+      if (j < cells) node(j) = rec(j).x0;  // both employment states' records share the nodes
+      if (j == cells - 1) node(cells) = rec(j).x1;
+    });
+    team.team_barrier();
+    long const begin = long(team.league_rank()) * chunk;
+    long const end = begin + chunk < agents ? begin + chunk : agents;
+    double part = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, begin, end),
+        [&](long i, double& sum) {
+          int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
+          Real x = k(i);
+          x = x < lo ? lo : (x > hi ? hi : x);
+          int c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
+          c = c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
+          while (c > 0 && x < node(c)) --c;
+          while (c < cells - 1 && x >= node(c + 1)) ++c;
+          Real const tt = (x - node(c)) / (node(c + 1) - node(c));
+          Cubic const r = cubic(long(e) * cells + c);
+          Real kp = r.a[0] + tt * (r.a[1] + tt * (r.a[2] + tt * r.a[3]));
+          kp = kp > k_min ? kp : k_min;
+          k(i) = kp;
+          sum += double(kp);
+        },
+        part);
+    Kokkos::single(Kokkos::PerTeam(team), [&] { acc += part; });
+  }
+};
+
 template <class Mem>
 struct LastMean {
   Kokkos::View<double, Mem> sum;
@@ -627,21 +689,41 @@ class PanelSimulation {
         sum_("parity::krusell_smith::capital_sum"),
         K_path_("parity::krusell_smith::K_path", p.periods + 1),
         k_(k),
-        power_(p.panel_locate == PanelLocate::power) {
+        locate_(p.panel_locate) {
     double const invN = 1.0 / double(N_);
     bool const cubic = p.interp == Interp::catmull_rom;
+    int const cells = axk.size() - 1;
+    using Scratch = kernels::PanelStepScratch<ExecSpace, Real>;
+    if (locate_ == PanelLocate::scratch && Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0) < int(Scratch::scratch_bytes(cells)))
+      locate_ = PanelLocate::power;  // the records do not fit a team's scratch: same k' from global memory
+    bool const records = locate_ != PanelLocate::bucket;
     // The k axis is the power grid of solve(): nodes lo + (hi - lo) s^k_power.
     Real const lo = Real(p.k_min), hi = Real(p.k_max);
+    if (locate_ == PanelLocate::scratch) {
+      // A team copies the records once for `chunk` agents: at least 16 per thread, so on a GPU the
+      // copies cost a fraction of the agents' bytes and the many small teams leave no long tail;
+      // on hosts (team size 1) about one chunk per thread.
+      Kokkos::TeamPolicy<ExecSpace> probe(space_, 1, Kokkos::AUTO);
+      probe.set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(cells)));
+      Scratch const f{emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells, N_, 1};
+      team_size_ = probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
+      long const threads = std::max<long>(1, long(space_.concurrency()));
+      long const per_thread = std::max<long>(16, (N_ + threads - 1) / threads);
+      chunk_ = std::max<long>(1, per_thread * team_size_);
+      league_ = int((N_ + chunk_ - 1) / chunk_);
+    }
     slices_.reserve(T_);
-    steps_.reserve(power_ ? 0 : T_);
-    power_steps_.reserve(power_ ? T_ : 0);
     for (int t = 0; t < T_; ++t) {
-      slices_.push_back({axk, axK, g_, coef_, rec_, sum_, K_path_, invN, t, z[t], cubic, power_});
-      if (power_)
-        power_steps_.push_back({emp.words, rec_, k_, long(t) * emp.nwords, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
-                                float(1.0 / p.k_power), axk.size() - 1});
+      slices_.push_back({axk, axK, g_, coef_, rec_, sum_, K_path_, invN, t, z[t], cubic, records});
+      long const offset = long(t) * emp.nwords;
+      if (locate_ == PanelLocate::power)
+        power_steps_.push_back({emp.words, rec_, k_, offset, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
+                                float(1.0 / p.k_power), cells});
+      else if (locate_ == PanelLocate::scratch)
+        scratch_steps_.push_back({emp.words, rec_, k_, offset, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
+                                  float(1.0 / p.k_power), cells, N_, chunk_});
       else
-        steps_.push_back({axk, emp.words, coef_, k_, long(t) * emp.nwords, Real(p.k_min)});
+        steps_.push_back({axk, emp.words, coef_, k_, offset, Real(p.k_min)});
     }
     last_ = {sum_, K_path_, invN, T_};
     if (p.panel_launch == PanelLaunch::graph) {
@@ -655,6 +737,8 @@ class PanelSimulation {
       graph_->instantiate();  // here, so the first simulation's time is the launch alone
     }
   }
+
+  PanelLocate locate() const { return locate_; }
 
   // Every simulation starts from this cross-section (one capital per agent, their sum) instead
   // of every agent at initial_capital (a restart).
@@ -709,8 +793,14 @@ class PanelSimulation {
     long const cells = long(coef_.extent(1));
     for (int t = 0; t < T_; ++t) {
       for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}), slices_[t]);
-      if (power_)
+      if (locate_ == PanelLocate::power)
         reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t], sum_);
+      else if (locate_ == PanelLocate::scratch)
+        reduce_kernel(std::string("parity::krusell_smith::panel_step_scratch"),
+                      Kokkos::TeamPolicy<ExecSpace>(space_, league_, team_size_)
+                          .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
+                                                   int(rec_.extent(0) / 2)))),
+                      scratch_steps_[t], sum_);
       else
         reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
                       sum_);
@@ -731,10 +821,13 @@ class PanelSimulation {
   Kokkos::View<Real*, Mem> k0_;  // the initial cross-section of a restart; empty: initial_capital
   double k0_sum_ = 0;
   Kokkos::View<Real*, Mem> carried_;  // carry_final_state's copy of k_T
-  bool power_;
+  PanelLocate locate_;
+  int team_size_ = 1, league_ = 1;  // scratch: the team policy
+  long chunk_ = 1;
   std::vector<kernels::PolicySlice<Axis, G, Real, Mem>> slices_;
   std::vector<kernels::PanelStep<Axis, Real, Mem>> steps_;
   std::vector<kernels::PanelStepPower<Real, Mem>> power_steps_;
+  std::vector<kernels::PanelStepScratch<ExecSpace, Real>> scratch_steps_;
   kernels::LastMean<Mem> last_;
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph_;
 };
@@ -878,6 +971,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     timing::ScopedPhase phase(space, phases, "panel_setup");
     return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents);
   }();
+  res.panel_locate = to_string(panel.locate());
   Kokkos::View<Real*, Mem> k_start;  // a restart's cross-section, matched to period 0's employment
   if (!p.start.capital.empty()) {
     timing::ScopedPhase phase(space, phases, "panel_setup");

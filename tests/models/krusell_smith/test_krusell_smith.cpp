@@ -191,12 +191,13 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
     }
     Kokkos::View<double*, MemSpace> k("k_agents", p.agents);
     auto const Kref = reference_panel(p, axk, axK, g, emp, z);
-    std::vector<double> by_variant[2][2];  // [launch][locate]
-    for (auto locate : {ks::PanelLocate::power, ks::PanelLocate::bucket})
+    std::vector<double> by_variant[2][3];  // [launch][locate]
+    for (auto locate : {ks::PanelLocate::power, ks::PanelLocate::bucket, ks::PanelLocate::scratch})
       for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
         p.panel_launch = launch;
         p.panel_locate = locate;
         ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
+        ASSERT_EQ(panel.locate(), locate) << "40 nodes' records fit a team's scratch";
         for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
           auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
           double max_rel = 0;
@@ -206,10 +207,14 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
           by_variant[int(launch)][int(locate)].assign(Kfused.data(), Kfused.data() + Kfused.size());
         }
       }
-    for (int l = 0; l < 2; ++l)
+    for (int l = 0; l < 3; ++l)
       EXPECT_EQ(by_variant[0][l], by_variant[1][l]) << "graph and one-by-one launches run the same kernels";
-    for (int l = 0; l < 2; ++l)
+    for (int l = 0; l < 2; ++l) {
       EXPECT_EQ(by_variant[l][0], by_variant[l][1]) << "both cell look-ups find the same cell and cubic";
+      // The scratch step has power's k' but sums them per team: K within the rounding of a sum.
+      for (int t = 0; t <= p.periods; ++t)
+        EXPECT_NEAR(by_variant[l][2][t], by_variant[l][0][t], 1e-13 * by_variant[l][0][t]) << "scratch, period " << t;
+    }
     EXPECT_GT(std::abs(Kref.back() - Kref.front()), 1e-3);  // the panel moved
   }
 }
@@ -248,11 +253,12 @@ void closed_form_cell_equals_bucket_lookup() {
       auto wh = Kokkos::create_mirror_view(words);
       for (std::size_t w = 0; w < wh.size(); ++w) wh(w) = 0x9e3779b9u * std::uint32_t(w + 1);  // mixed bits
       Kokkos::deep_copy(words, wh);
-      Kokkos::View<Real*, MemSpace> k1("k1", N), k2("k2", N);
+      Kokkos::View<Real*, MemSpace> k1("k1", N), k2("k2", N), k3("k3", N);
       auto xh = Kokkos::create_mirror_view(k1);
       for (long i = 0; i < N; ++i) xh(i) = x[i];
       Kokkos::deep_copy(k1, xh);
       Kokkos::deep_copy(k2, xh);
+      Kokkos::deep_copy(k3, xh);
       Kokkos::View<double, MemSpace> sum("sum");
       Kokkos::deep_copy(sum, 41.0);
       Kokkos::View<double*, MemSpace> K_path("K_path", 1);
@@ -272,13 +278,28 @@ void closed_form_cell_equals_bucket_lookup() {
             ks::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
                                                         Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
             s2);
+        // The scratch step (PanelLocate::scratch), 3 teams of 7 agents each: the same k'.
+        using Scratch = ks::kernels::PanelStepScratch<ExecSpace, Real>;
+        double s3 = 0;
+        long const chunk = 7;
+        Kokkos::parallel_reduce("parity::test::ks_scratch",
+                                Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
+                                    .set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(nk - 1))),
+                                Scratch{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
+                                        float(1.0 / power), nk - 1, N, chunk},
+                                s3);
         auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
         auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
-        for (long i = 0; i < N; ++i)
+        auto r3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k3);
+        for (long i = 0; i < N; ++i) {
           ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
+          ASSERT_EQ(r3(i), r2(i)) << "scratch: nk " << nk << " power " << power << " k " << x[i] << " " << sizeof(Real);
+        }
         EXPECT_EQ(s1, s2);
+        EXPECT_NEAR(s3, s2, 1e-12 * std::abs(s2));  // the same terms, summed per team
         Kokkos::deep_copy(k1, xh);
         Kokkos::deep_copy(k2, xh);
+        Kokkos::deep_copy(k3, xh);
       }
     }
   }
