@@ -137,7 +137,8 @@ struct BrentSettings {
 //  2. Brent's method on the two scan cells around each of the `starts` lowest discrete local minima
 //     of the scan (the objective often has two minima, e.g. experimenting up or down at mu = 0);
 //  3. Brent's method around the warm start (the previous sweep's u; the myopic u at first);
-//  4. the best of all of these and of the warm-start and myopic u themselves.
+//  4. the kinks of the interpolated objective, u = 0 and the u where Sigma' crosses a Sigma node;
+//  5. the best of all of these and of the warm-start and myopic u themselves.
 // Keeping the warm-start candidate makes successive value-iteration sweeps monotone even where the
 // interpolated objective has several nearly equal local minima.
 // Where the problem is mirror-symmetric and mu = 0, the objective is even in u and its minima come
@@ -189,6 +190,28 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, Memory
     auto const r = brent_minimize(f, a, b, u_warm, tol, tol, bs.max_evaluations);
     evaluations += r.evaluations;
     if (r.fx < best.fx) best = r;
+  }
+  // The trilinear interpolation makes the objective kinked, with a local minimum exactly at a kink
+  // where the interpolated V is convex across a node. Two kinks involve every quadrature node at
+  // once and can hold the global minimum, in a dip narrower than the scan's spacing (up to 10x the
+  // tolerance deeper than the smooth minimum on an 11x11x7 grid): u = 0 (mu' = mu, a mu node) and
+  // the u where Sigma' = Sigma sig2 / (u^2 Sigma + sig2) is a Sigma node. Brent found them only by
+  // chance, differently at mu and -mu and on each backend; their positions are known, so evaluate
+  // them, unless the loss alone (E V >= vmin) already rules one out.
+  auto const kink = [&](Real uc) {
+    if (uc < lo || uc > hi || problem.loss(x, mu, S, uc) + problem.delta * problem.vmin >= best.fx) return;
+    Real const fc = f(uc);
+    ++evaluations;
+    if (fc < best.fx) best = {uc, fc, 1};
+  };
+  kink(Real(0));
+  for (int k = 0; k < problem.asg.size(); ++k) {  // Sigma' falls from Sigma (u = 0) towards 0 as u grows
+    Real const Sk = problem.asg.node(k);
+    if (Sk >= S) break;
+    if (Sk <= Real(0)) continue;
+    Real const uk = Kokkos::sqrt(problem.sig2 * (S - Sk) / (S * Sk));
+    kink(uk);
+    kink(-uk);
   }
   best.evaluations = evaluations;
   return best;

@@ -394,6 +394,15 @@ TEST(DualControlOptimal, MirrorSymmetryInMu) {
         // u(x, -mu) and -u(x, mu) are equally good for the mirrored state (at mu = 0: u and -u).
         double const x = r.x[i], mu = r.mu[nmu - 1 - j], S = r.Sigma[k];
         EXPECT_NEAR(host.objective(x, mu, S, r.u[m]), host.objective(x, mu, S, -r.u[n]), tol) << i << " " << j << " " << k;
+        // No u on a fine scan (it holds u = 0) does better at either state: a search that missed the
+        // narrow dips of the interpolated objective (u = 0 among them) would find them by chance,
+        // at one of mu and -mu and not the other.
+        for (int side = 0; side < 2; ++side) {
+          double const mus = side ? mu : -mu;
+          double best = host.objective(x, mus, S, r.u[side ? m : n]);
+          for (int s = -400; s <= 400; ++s) best = std::min(best, host.objective(x, mus, S, 0.02 * s));
+          EXPECT_LT(r.V[side ? m : n] - best, tol) << i << " " << j << " " << k << " side " << side;
+        }
         if (j != mid) continue;
         EXPECT_GE(r.u[n], 0.0) << "at mu = 0: " << i << " " << k;  // the non-negative one of +-u
         if (r.u[n] > 1e-3) ++experimenting_at_zero;
@@ -550,11 +559,11 @@ TEST(DualControlGolden, SameResultsOnEveryBackend) {
     double V, u, V_myopic;
   };
   Golden const golden[] = {{0, 13.808133648047258, -1.777040678872192, 13.812775751054499},
-                           {100, 33.87915358721019, -2.2372720081272859, 34.229695332023262},
-                           {333, 18.944993734311286, -0.54779907519540949, 21.871315498153866},
-                           {500, 22.357819015960796, 0.55168930967332031, 32.130900611819406},
+                           {100, 33.879153561376619, -2.2372720072512151, 34.229695332023262},
+                           {333, 18.94499352706897, -0.54779907314634246, 21.871315498153866},
+                           {500, 22.357818905598435, 0.55168930322166043, 32.130900611819406},
                            {777, 13.960091273338101, 2.252870053683715, 13.965356585701318},
-                           {846, 25.330609145069538, -1.384130352098933, 25.560238077978429}};
+                           {846, 25.330609137614992, -1.3841303519008585, 25.560238077978429}};
   for (auto const& g : golden) {
     EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
     EXPECT_NEAR(r.V_myopic[g.n], g.V_myopic, 1e-9 * g.V_myopic) << g.n;
@@ -572,14 +581,14 @@ TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
   EXPECT_EQ(r.myopic_iterations, 238);
   EXPECT_EQ(r.iterations, 5);
   EXPECT_EQ(r.evaluation_sweeps, 80);
-  EXPECT_NEAR(double(r.bellman_evaluations), 170140.0, 1700.0);  // Brent's path may differ in the last bits
+  EXPECT_NEAR(double(r.bellman_evaluations), 182355.0, 1700.0);  // Brent's path may differ in the last bits
   struct Golden {
     std::size_t n;
     double V, u;
   };
-  Golden const golden[] = {{0, 13.810979745654798, -1.777040678872192},  {100, 33.88122489895945, -2.2372763001996225},
-                           {333, 18.946829459945135, -0.5477986625543184}, {500, 22.35920864948505, 0.5516892127429406},
-                           {777, 13.962905120601981, 2.252870053685823},   {846, 25.3330313665186, -1.3841216101642055}};
+  Golden const golden[] = {{0, 13.810979745654798, -1.777040678872192},  {100, 33.88122488185671, -2.2372762996110183},
+                           {333, 18.946829299464479, -0.54779866131134602}, {500, 22.359208554145273, 0.55168920702235513},
+                           {777, 13.962905120601981, 2.252870053685823},   {846, 25.333031359060218, -1.3841216099662463}};
   for (auto const& g : golden) {
     EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
