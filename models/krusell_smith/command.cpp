@@ -396,7 +396,7 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--tol", p.tol, "Stop when the coefficients move less than this (max abs)")->capture_default_str();
     sub.add_option("--max-iter", p.max_iter, "Maximum outer (law-of-motion) iterations")->capture_default_str();
-    sub.add_option("--policy-tol", p.policy_tol, "Sup-norm tolerance of the Euler-equation iteration")
+    sub.add_option("--policy-tol", p.policy_tol, "Sup-norm tolerance of the Euler-equation iteration (changes within a node's rounding, a few ulps of k + 4, do not count)")
         ->capture_default_str();
     sub.add_option("--policy-max-iter", p.policy_max_iter, "Maximum Euler-equation iterations per outer iteration")
         ->capture_default_str();

@@ -599,6 +599,18 @@ TEST(KrusellSmithRestart, FloatSolveFromDoublePolicy) {
   for (int c = 0; c < 4; ++c) EXPECT_NEAR(warm.coeffs[c], r.coeffs[c], 1e-4) << c;
 }
 
+// Float solves the same fixed point as double to float's accuracy: the policy is iterated until
+// it moves by no more than each node's rounding (not to a floor of 8 eps k_max = 1e-3, which
+// stopped float after one Euler sweep per outer iteration and left the coefficients 1e-4 off).
+TEST(KrusellSmithSolve, FloatMatchesDoubleCoefficients) {
+  auto const& d = small_solve();
+  auto p = small_params();
+  p.tol = 1e-5;  // above float's noise in the coefficients (~1e-6)
+  auto const f = solve_quiet<float>(p);
+  ASSERT_TRUE(f.converged) << "coefficient change " << f.coeff_change;
+  for (int c = 0; c < 4; ++c) EXPECT_NEAR(f.coeffs[c], d.coeffs[c], 2e-5) << c;
+}
+
 // The restart's cross-section in period 0: every saved capital used once; exactly
 // round(pi00 U_prev) of the period-0 unemployed hold a previously unemployed agent's capital;
 // the assignment is a function of the seed.
