@@ -589,19 +589,26 @@ struct PanelStepPower {
   Real k_min, lo, hi, inv_range;
   float inv_power;
   int cells;
+  KOKKOS_FUNCTION int employment(std::int64_t i) const { return int((words(offset + i / 32) >> (i % 32)) & 1u); }
+  KOKKOS_FUNCTION Real clamp(Real x) const { return x < lo ? lo : (x > hi ? hi : x); }
+  // The closed-form cell of a clamped x, before the correction against the nodes.
+  KOKKOS_FUNCTION int cell_guess(Real x) const {
+    int const c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
+    return c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
+  }
+  // k' from the cell's cubic a at t, kept at or above k_min.
+  KOKKOS_FUNCTION Real next_capital(Real const (&a)[4], Real t) const {
+    Real const kp = a[0] + t * (a[1] + t * (a[2] + t * a[3]));
+    return kp > k_min ? kp : k_min;
+  }
   KOKKOS_FUNCTION void operator()(std::int64_t i, double& acc) const {
-    int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
-    Real x = k(i);
-    x = x < lo ? lo : (x > hi ? hi : x);
-    int c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
-    c = c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
-    long const base = long(e) * cells;
+    Real const x = clamp(k(i));
+    int c = cell_guess(x);
+    long const base = long(employment(i)) * cells;
     CellCubic<Real> r = rec(base + c);
     while (c > 0 && x < r.x0) r = rec(base + --c);
     while (c < cells - 1 && x >= r.x1) r = rec(base + ++c);
-    Real const tt = (x - r.x0) / (r.x1 - r.x0);
-    Real kp = r.a[0] + tt * (r.a[1] + tt * (r.a[2] + tt * r.a[3]));
-    kp = kp > k_min ? kp : k_min;
+    Real const kp = next_capital(r.a, (x - r.x0) / (r.x1 - r.x0));
     k(i) = kp;
     acc += double(kp);
   }
@@ -619,13 +626,7 @@ struct PanelStepScratch {
   };
   template <class T>
   using ScratchView = Kokkos::View<T, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  Kokkos::View<std::uint32_t*, Mem> words;
-  Kokkos::View<CellCubic<Real>*, Mem> rec;
-  Kokkos::View<Real*, Mem> k;
-  long offset;
-  Real k_min, lo, hi, inv_range;
-  float inv_power;
-  int cells;
+  PanelStepPower<Real, Mem> power;  // the data and the per-agent arithmetic
   long agents, chunk;  // agents per team: team league_rank steps [rank chunk, (rank + 1) chunk)
 
   static std::size_t scratch_bytes(int cells) {
@@ -633,6 +634,8 @@ struct PanelStepScratch {
   }
 
   KOKKOS_FUNCTION void operator()(Member const& team, double& acc) const {
+    auto const& rec = power.rec;
+    int const cells = power.cells;
     auto& scratch = team.team_scratch(0);
     ScratchView<Cubic*> cubic(static_cast<Cubic*>(scratch.get_shmem_aligned(sizeof(Cubic) * 2 * cells, alignof(Cubic))),
                               2 * cells);
@@ -650,18 +653,13 @@ struct PanelStepScratch {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, begin, end),
         [&](long i, double& sum) {
-          int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
-          Real x = k(i);
-          x = x < lo ? lo : (x > hi ? hi : x);
-          int c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
-          c = c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
+          Real const x = power.clamp(power.k(i));
+          int c = power.cell_guess(x);
           while (c > 0 && x < node(c)) --c;
           while (c < cells - 1 && x >= node(c + 1)) ++c;
-          Real const tt = (x - node(c)) / (node(c + 1) - node(c));
-          Cubic const r = cubic(long(e) * cells + c);
-          Real kp = r.a[0] + tt * (r.a[1] + tt * (r.a[2] + tt * r.a[3]));
-          kp = kp > k_min ? kp : k_min;
-          k(i) = kp;
+          Cubic const r = cubic(long(power.employment(i)) * cells + c);
+          Real const kp = power.next_capital(r.a, (x - node(c)) / (node(c + 1) - node(c)));
+          power.k(i) = kp;
           sum += double(kp);
         },
         part);
@@ -714,7 +712,8 @@ class PanelSimulation {
       // 1.6 waves); on hosts (team size 1) about one chunk per thread.
       Kokkos::TeamPolicy<ExecSpace> probe(space_, 1, Kokkos::AUTO);
       probe.set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(cells)));
-      Scratch const f{emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells, N_, 1};
+      Scratch const f{{emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells},
+                      N_, 1};
       team_size_ = probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
       long const threads = std::max<long>(1, long(space_.concurrency()));
       long const per_thread = std::max<long>(16, (N_ + threads - 1) / threads);
@@ -725,12 +724,12 @@ class PanelSimulation {
     for (int t = 0; t < T_; ++t) {
       slices_.push_back({axk, axK, g_, coef_, rec_, sum_, K_path_, invN, t, z[t], cubic, records});
       long const offset = long(t) * emp.nwords;
+      kernels::PanelStepPower<Real, Mem> const power{emp.words, rec_, k_, offset, Real(p.k_min), lo, hi,
+                                                     Real(1) / (hi - lo), float(1.0 / p.k_power), cells};
       if (locate_ == PanelLocate::power)
-        power_steps_.push_back({emp.words, rec_, k_, offset, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
-                                float(1.0 / p.k_power), cells});
+        power_steps_.push_back(power);
       else if (locate_ == PanelLocate::scratch)
-        scratch_steps_.push_back({emp.words, rec_, k_, offset, Real(p.k_min), lo, hi, Real(1) / (hi - lo),
-                                  float(1.0 / p.k_power), cells, N_, chunk_});
+        scratch_steps_.push_back({power, N_, chunk_});
       else
         steps_.push_back({axk, emp.words, coef_, k_, offset, Real(p.k_min)});
     }

@@ -285,8 +285,9 @@ void closed_form_cell_equals_bucket_lookup() {
         Kokkos::parallel_reduce("parity::test::ks_scratch",
                                 Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
                                     .set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(nk - 1))),
-                                Scratch{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
-                                        float(1.0 / power), nk - 1, N, chunk},
+                                Scratch{{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
+                                         float(1.0 / power), nk - 1},
+                                        N, chunk},
                                 s3);
         auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
         auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
