@@ -227,6 +227,16 @@ void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename
       });
 }
 
+// The two-level raise of one split's pieces: err -> err scale + add (see two_level_check).
+struct TwoLevelRaise {
+  double scale, add;
+};
+KOKKOS_INLINE_FUNCTION TwoLevelRaise two_level_raise(double parent, double sum, double sum_err, double c_scale,
+                                                     double c_add) {
+  double const diff = Kokkos::abs(parent - sum);
+  return {sum_err > 0 ? 1 + c_scale * diff / sum_err : 1.0, c_add * diff};
+}
+
 // The two-level check of DCUHRE (Berntsen, Espelid & Genz 1991): the d pieces of one parent
 // (consecutive in the list) integrate to the parent's value up to the parent's true error, so
 // their difference D = |parent - sum of pieces| is a second, independent sample of the error
@@ -246,9 +256,8 @@ void two_level_check(ExecutionSpace const& space, RegionList<Real, typename Exec
           sum += double(est(g * d + k));
           sum_err += double(err(g * d + k));
         }
-        double const diff = Kokkos::abs(double(parent(g)) - sum);
-        double const scale = sum_err > 0 ? 1 + c_scale * diff / sum_err : 1.0;
-        for (int k = 0; k < d; ++k) err(g * d + k) = Real(double(err(g * d + k)) * scale + c_add * diff);
+        auto const raise = two_level_raise(double(parent(g)), sum, sum_err, c_scale, c_add);
+        for (int k = 0; k < d; ++k) err(g * d + k) = Real(double(err(g * d + k)) * raise.scale + raise.add);
       });
 }
 
@@ -488,11 +497,10 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
           auto eb = evaluate_region(team, f, n, cb, hb, rule_s, nulls);
           Kokkos::single(Kokkos::PerTeam(team), [&]() {
             if (nulls.sharp) {  // the two-level check (two_level_check) on the popped parent
-              double const diff = Kokkos::abs(double(top[2 * n]) - (double(ea.integral) + double(eb.integral)));
-              double const sum_err = double(ea.error) + double(eb.error);
-              double const scale = sum_err > 0 ? 1 + nulls.c_scale * diff / sum_err : 1.0;
-              ea.error = Real(double(ea.error) * scale + nulls.c_add * diff);
-              eb.error = Real(double(eb.error) * scale + nulls.c_add * diff);
+              auto const raise = two_level_raise(double(top[2 * n]), double(ea.integral) + double(eb.integral),
+                                                 double(ea.error) + double(eb.error), nulls.c_scale, nulls.c_add);
+              ea.error = Real(double(ea.error) * raise.scale + raise.add);
+              eb.error = Real(double(eb.error) * raise.scale + raise.add);
             }
             int size = int(is(0));
             heap_push(heap, stride, n, size, ca, ha, ea.integral, ea.error, ea.axis);
