@@ -117,12 +117,13 @@ struct RegionList {
   Kokkos::View<Real*, Mem> estimate, error;
   Kokkos::View<int*, Mem> axis;
   RegionList() = default;
+  // Not zero-filled: entries are written (partition, split, evaluation) before they are read.
   RegionList(std::int64_t capacity, int n)
-      : center("parity::cubature::center", capacity, n),
-        half("parity::cubature::half_width", capacity, n),
-        estimate("parity::cubature::estimate", capacity),
-        error("parity::cubature::error", capacity),
-        axis("parity::cubature::axis", capacity) {}
+      : center(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::center"), capacity, n),
+        half(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::half_width"), capacity, n),
+        estimate(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::estimate"), capacity),
+        error(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::error"), capacity),
+        axis(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::axis"), capacity) {}
 };
 
 template <class ExecutionSpace>
@@ -788,8 +789,10 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     res.phase2_regions = count;
     std::int64_t const left = std::max<std::int64_t>(0, opt.max_evaluations - res.evaluations);
     double const slack = std::max(tol_now - fin_err, 0.1 * tol_now * bad_volume);
-    Kokkos::View<double*, Mem> share("parity::cubature::tolerance_share", count);
-    Kokkos::View<std::int64_t*, Mem> budget("parity::cubature::budget_share", count);
+    // Not zero-filled: the kernels below write every entry before it is read (zero-filling the
+    // heaps, sized by --max-memory-mb, cost more than the whole integration on small problems).
+    Kokkos::View<double*, Mem> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::tolerance_share"), count);
+    Kokkos::View<std::int64_t*, Mem> budget(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::budget_share"), count);
     {
       auto const half = current.half;
       auto const err = current.error;
@@ -817,7 +820,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     require(batch <= (1 << 30), "phase-2 batch too large");
     res.phase2_batch = batch;
     res.heap_capacity = heap_capacity;
-    Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps("parity::cubature::heaps", batch, heap_capacity, stride);
+    Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"),
+                                                         batch, heap_capacity, stride);
     detail::Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
     Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
     for (std::int64_t first = 0; first < count; first += batch) {
