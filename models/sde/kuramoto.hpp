@@ -9,9 +9,9 @@
 //    C = sum cos x_j (PROG3). Each Euler step is one pass that updates x_i and reduces the next
 //    S, C; an SRK2 step is two passes (predictor: noise, drift, predicted phase and its sums;
 //    corrector: update + sums), two global reductions per step being what SRK2 needs.
-// Noise for oscillator i at step n is normal number n of stream i (noise.hpp, normal_at: only the
-// Box-Muller half that is used): the same on every backend and for both kernels, so the two kernels
-// integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
+// Noise (KuramotoNoise): the normal of oscillator i at step s is a normal of stream s, numbered so
+// that one Philox block serves several oscillators of one step (noise.hpp); the same on every
+// backend and for both kernels, so the two kernels integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
 // (trig.hpp) of x / (2 pi). Sums S, C are accumulated in double for both precisions. With
 // identical natural frequencies (omega_spread = 0) the kernels do not read omega_i.
 // All pairs uses sin(x_j - x_i) = sin x_j cos x_i - cos x_j sin x_i: each team tile holds sin x_j,
@@ -127,6 +127,35 @@ KOKKOS_INLINE_FUNCTION Real mean_field_drift(Real xi, Real omega_i, Real k_over_
 template <class ExecSpace, class Real>
 using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space>>;
 
+// g dW of oscillator i at step s: with B = normals_per_block<Real> (4 float, 2 double) and
+// M = ceil(N / B) blocks, normal i / M of Philox block i % M of stream s. One block (one Philox
+// call, B / 2 Box-Muller pairs) then serves oscillators t, t + M, ..., t + (B - 1) M, which one
+// mean-field thread t updates; neighbouring threads touch neighbouring phases (coalesced). One
+// step uses one normal per oscillator, so numbering them along the step's stream rather than
+// along each oscillator's own stream is what lets a block be shared (a Philox block per normal
+// was most of the mean-field kernel's instructions).
+template <class Real>
+struct KuramotoNoise {
+  static constexpr int per_block = normals_per_block<Real>;
+  std::uint64_t seed;
+  int blocks;  // M
+  Real scale;  // g sqrt(dt)
+  KuramotoNoise(std::uint64_t seed_, int n, Real scale_) : seed(seed_), blocks((n + per_block - 1) / per_block), scale(scale_) {}
+  // Position of oscillator i's normal in its step's stream.
+  KOKKOS_INLINE_FUNCTION std::uint64_t index(int i) const {
+    return std::uint64_t(per_block) * std::uint64_t(i % blocks) + std::uint64_t(i / blocks);
+  }
+  // g dW of oscillator i alone (one Philox block, the one Box-Muller half it needs).
+  KOKKOS_INLINE_FUNCTION Real one(long step, int i) const {
+    return scale * normal_at<Real>(seed, std::uint64_t(step), index(i));
+  }
+  // g dW of the oscillators of block t: gdw[k] is oscillator t + k M's.
+  KOKKOS_INLINE_FUNCTION void block(long step, int t, Real (&gdw)[per_block]) const {
+    normal_block<Real>(seed, std::uint64_t(step), std::uint64_t(t), gdw);
+    for (int k = 0; k < per_block; ++k) gdw[k] *= scale;
+  }
+};
+
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
 // of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
 // evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
@@ -137,26 +166,32 @@ using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space
 template <Stepper S, class ExecSpace, class Real>
 void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n,
-                     Real inv_gamma, Real noise_amp, std::uint64_t seed, SinCos<typename ExecSpace::memory_space> const& sc,
+                     Real inv_gamma, KuramotoNoise<Real> const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
                      SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   using Mem = typename ExecSpace::memory_space;
-  int const n = int(x.extent(0));
-  Real const gdw_scale = noise_amp * Kokkos::sqrt(dt);
+  constexpr int per_block = KuramotoNoise<Real>::per_block;
+  int const n = int(x.extent(0)), blocks = noise.blocks;
   Real const half_dt = Real(0.5) * dt;
+  // Passes that draw noise run one thread per Philox block: oscillators t + k M, k < per_block.
   if constexpr (S == Stepper::srk2) {
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
           Sums<2> const s0 = sc();
-          Real const xi = x(i);
-          Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
-          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-          Real const p = xi + f0 * dt + gdw;
-          y(i) = xi + f0 * half_dt + gdw;
-          xp(i) = p;
-          add_phase(acc, p);
+          Real gdw[per_block];
+          noise.block(step, t, gdw);
+          for (int k = 0; k < per_block; ++k) {
+            int const i = t + k * blocks;
+            if (i >= n) break;
+            Real const xi = x(i);
+            Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+            Real const p = xi + f0 * dt + gdw[k];
+            y(i) = xi + f0 * half_dt + gdw[k];
+            xp(i) = p;
+            add_phase(acc, p);
+          }
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_pred));
     Kokkos::parallel_reduce(
@@ -171,15 +206,20 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   } else {
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
           Sums<2> const s0 = sc();
-          Real const xi = x(i);
-          Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
-          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-          Real const xn = wrap_phase(xi + f0 * dt + gdw);
-          x(i) = xn;
-          add_phase(acc, xn);
+          Real gdw[per_block];
+          noise.block(step, t, gdw);
+          for (int k = 0; k < per_block; ++k) {
+            int const i = t + k * blocks;
+            if (i >= n) break;
+            Real const xi = x(i);
+            Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+            Real const xn = wrap_phase(xi + f0 * dt + gdw[k]);
+            x(i) = xn;
+            add_phase(acc, xn);
+          }
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   }
@@ -317,12 +357,13 @@ int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
 template <class ExecSpace, class Real>
 void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f0,
-                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a, Real gdw_scale,
-                      long step, std::uint64_t seed, bool wrap, Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
+                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a,
+                      KuramotoNoise<Real> const& noise, long step, bool wrap,
+                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(int i) {
-        Real const gdw = gdw_scale * normal_at<Real>(seed, std::uint64_t(i), std::uint64_t(step));
+        Real const gdw = noise.one(step, i);
         Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
         out(i) = wrap ? wrap_phase(y) : y;
       });
@@ -400,7 +441,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   Real const dt = Real(c.dt), k_over_n = Real(c.K / n), inv_gamma = Real(1.0 / c.gamma);
   detail::OmegaOf<ExecSpace, Real> const om{omega, Real(c.omega_mean), c.omega_spread == 0};
   Real const noise_amp = Real(std::sqrt(2.0 * c.D / c.gamma));  // x' = ... + sqrt(2 D / gamma) xi
-  Real const gdw_scale = noise_amp * Real(std::sqrt(c.dt));
+  detail::KuramotoNoise<Real> const noise(c.seed, n, noise_amp * Kokkos::sqrt(dt));
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
     detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
@@ -416,20 +457,20 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       for (; step < end; ++step) {
         if (c.coupling == Coupling::mean_field) {
           if (c.stepper == Stepper::srk2)
-            detail::mean_field_step<Stepper::srk2>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp, c.seed,
-                                                   sc_a, sc_p, sc_b, y, xp);
+            detail::mean_field_step<Stepper::srk2>(space, x, om, step, dt, k_over_n, inv_gamma, noise, sc_a, sc_p, sc_b,
+                                                   y, xp);
           else
-            detail::mean_field_step<Stepper::euler_maruyama>(space, x, om, step, dt, k_over_n, inv_gamma, noise_amp,
-                                                             c.seed, sc_a, sc_p, sc_b);
+            detail::mean_field_step<Stepper::euler_maruyama>(space, x, om, step, dt, k_over_n, inv_gamma, noise, sc_a,
+                                                             sc_p, sc_b);
           std::swap(sc_a, sc_b);
         } else {
           detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b);
           if (c.stepper == Stepper::srk2) {
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, false, xp);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp);
             detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a, part_b);
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, gdw_scale, step, c.seed, true, x);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x);
           } else {
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, gdw_scale, step, c.seed, true, x);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x);
           }
         }
       }

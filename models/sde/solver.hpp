@@ -25,12 +25,14 @@ namespace parity::sde {
 // evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
 // predictor 3 per component; corrector 4 per component; the time sum of v 1 (x is not averaged).
 inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 1 : 4.5 + 7 + 1 + 6 + 1; }
-// Kuramoto mean field, per oscillator step. Euler, one pass: normal_at 6 (log, -2 *, sqrt, sincos 2,
-// r *) and g dW 1; drift 9 (x / 2 pi, sincos 2, cos S - sin C 3, K/N, + omega, / gamma); update 3;
-// sums of the new phase 5 (x / 2 pi, sincos 2, 2 adds). SRK2: the predictor pass (normal and g dW 7,
-// drift 9, predicted phase 3, corrector base y = x + f0 dt/2 + g dW 3, sums 5) and the corrector
-// pass (drift 9, x = y + f1 dt/2 2, sums 5).
-inline double kuramoto_mean_field_flops_per_step(bool srk2) { return srk2 ? (7 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 7 + 9 + 3 + 5; }
+// Kuramoto mean field, per oscillator step. Euler, one pass: a normal 3.5 (half a Box-Muller pair: the
+// oscillators of one Philox block share it, kuramoto.hpp) and g dW 1; drift 9 (x / 2 pi, sincos 2,
+// cos S - sin C 3, K/N, + omega, / gamma); update 3; sums of the new phase 5 (x / 2 pi, sincos 2,
+// 2 adds). SRK2: the predictor pass (normal and g dW 4.5, drift 9, predicted phase 3, corrector base
+// y = x + f0 dt/2 + g dW 3, sums 5) and the corrector pass (drift 9, x = y + f1 dt/2 2, sums 5).
+inline double kuramoto_mean_field_flops_per_step(bool srk2) {
+  return srk2 ? (4.5 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 4.5 + 9 + 3 + 5;
+}
 // All pairs, per oscillator and drift evaluation: per pair 2 adds (constant K, factored out) or 2
 // multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
 // row's partial sums; own sincos 3 and 6 to form the drift. Per step add normal + g dW 7 and the

@@ -31,9 +31,10 @@ double circular_distance(double a, double b) {
 }
 
 template <class Real>
-void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix, int tile = 64, int splits = 0) {
+void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix, int tile = 64, int splits = 0,
+                     int n = 160) {
   sde::KuramotoConfig c;
-  c.n = 160;  // not a multiple of the tile
+  c.n = n;  // 160: not a multiple of the tile
   c.tile = tile;
   c.column_splits = splits;
   c.K = 8;
@@ -75,6 +76,35 @@ TEST(Kuramoto, AllPairsAndMeanFieldAgree) {
   compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 53, 2);
   compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, true, 40, 3);
   compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, true, 32, 4);
+  // N not a multiple of the normals per Philox block (4 float, 2 double): the mean-field threads
+  // whose last oscillators lie past N.
+  compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, false, 64, 0, 161);
+  compare_kernels<float>(sde::Stepper::euler_maruyama, 1e-4, 1e-5, false, 64, 0, 163);
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, false, 64, 0, 163);
+}
+
+// Each oscillator of a step gets its own normal of the step's stream, and the oscillators one
+// mean-field thread updates (t, t + M, ...) get the normals of one Philox block, in order.
+template <class Real>
+void check_noise_numbering(int n) {
+  sde::detail::KuramotoNoise<Real> const noise(1, n, Real(1));
+  constexpr int B = sde::detail::KuramotoNoise<Real>::per_block;
+  ASSERT_EQ(noise.blocks, (n + B - 1) / B);
+  std::vector<int> seen(std::size_t(noise.blocks) * B, 0);
+  for (int i = 0; i < n; ++i) {
+    auto const m = noise.index(i);
+    ASSERT_LT(m, seen.size());
+    EXPECT_EQ(seen[m]++, 0) << "n " << n << " oscillator " << i;
+    int const t = i % noise.blocks, k = i / noise.blocks;
+    EXPECT_EQ(m, std::uint64_t(B) * t + k);  // normal k of block t
+  }
+}
+
+TEST(Kuramoto, NoiseNumberingGivesEachOscillatorItsOwnNormal) {
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 160, 161, 162, 163, 1000}) {
+    check_noise_numbering<float>(n);
+    check_noise_numbering<double>(n);
+  }
 }
 
 TEST(Kuramoto, ColumnSharesChosenForTheDevice) {
