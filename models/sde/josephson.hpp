@@ -17,6 +17,9 @@
 #ifndef PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS
 #define PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS 8
 #endif
+#ifndef PARITY_SDE_JOSEPHSON_DOUBLE_MIN_BLOCKS
+#define PARITY_SDE_JOSEPHSON_DOUBLE_MIN_BLOCKS 0
+#endif
 
 namespace parity::sde {
 
@@ -31,7 +34,8 @@ struct JosephsonSystem {
   // double: the compiler's choice (56 registers). PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS=0 at
   // compile time builds the float kernel without launch bounds, to measure the trade (with the cap
   // the Philox round keys are re-derived per block: about 5 more instructions per step).
-  static constexpr unsigned advance_min_blocks = std::is_same_v<Real, float> ? PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS : 0;
+  static constexpr unsigned advance_min_blocks =
+      std::is_same_v<Real, float> ? PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS : PARITY_SDE_JOSEPHSON_DOUBLE_MIN_BLOCKS;
 
   enum Field { gamma_field = 0, a_field = 1, f_field = 2, D_field = 3 };
 
