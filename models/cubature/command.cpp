@@ -68,6 +68,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"phase2_budget_limited", x.phase2_budget_limited},
           {"phase2_storage_limited", x.phase2_storage_limited},
           {"phase2_batch", x.phase2_batch},
+          {"phase2_rounds", x.phase2_rounds},
           {"heap_capacity", x.heap_capacity},
           {"phase1_capacity", x.phase1_capacity},
           {"filtered_regions", x.filtered_regions},

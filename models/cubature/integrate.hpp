@@ -824,6 +824,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                                                          batch, heap_capacity, stride);
     detail::Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
     Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
+    res.phase2_rounds = 1;
     for (std::int64_t first = 0; first < count; first += batch) {
       int const m = int(std::min(batch, count - first));
       detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
@@ -863,6 +864,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       if (movable == 0) break;
       detail::phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
                                                  sums, region_counts, true, nulls);
+      res.phase2_rounds = round;
       out.update({"phase 2", round, -1.0, clock.seconds(),
                   "unused evaluations moved to " + std::to_string(movable) + " regions"});
     }

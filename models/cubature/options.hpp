@@ -95,6 +95,7 @@ struct Result {
   std::int64_t phase2_budget_limited = 0;    // of those, stopped by their evaluation share
   std::int64_t phase2_storage_limited = 0;   // of those, stopped by a full heap
   std::int64_t phase2_batch = 0;             // phase-2 regions run at once
+  int phase2_rounds = 0;                     // phase-2 launches over all regions: 1 + redistributions
   std::int64_t phase1_capacity = 0;          // longest region list phase 1 may hold
   std::int64_t filtered_regions = 0;         // regions finished by the memory filter (improved mode)
   Mode mode = Mode::improved;
