@@ -36,6 +36,10 @@
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
+#ifndef PARITY_SDE_KURAMOTO_MIN_BLOCKS
+#define PARITY_SDE_KURAMOTO_MIN_BLOCKS 0
+#endif
+
 namespace parity::sde {
 
 enum class Coupling { mean_field, all_pairs };
@@ -175,9 +179,12 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   int const n = int(x.extent(0)), blocks = noise.blocks;
   Real const half_dt = Real(0.5) * dt;
   // Passes that draw noise run one thread per Philox block: oscillators t + k M, k < per_block.
+  // PARITY_SDE_KURAMOTO_MIN_BLOCKS > 0: launch bounds (blocks of 256 threads per multiprocessor) on
+  // those passes, to trade registers for occupancy (GPU backends only).
+  using NoiseBounds = Kokkos::LaunchBounds<(PARITY_SDE_KURAMOTO_MIN_BLOCKS > 0 ? 256 : 0), PARITY_SDE_KURAMOTO_MIN_BLOCKS>;
   if constexpr (S == Stepper::srk2) {
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
         KOKKOS_LAMBDA(int t, Sums<2>& acc) {
           Sums<2> const s0 = sc();
           Real gdw[per_block];
@@ -206,7 +213,7 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   } else {
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
         KOKKOS_LAMBDA(int t, Sums<2>& acc) {
           Sums<2> const s0 = sc();
           Real gdw[per_block];
