@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/sde/ensemble.hpp"
@@ -36,8 +37,15 @@
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
-#ifndef PARITY_SDE_KURAMOTO_MIN_BLOCKS
-#define PARITY_SDE_KURAMOTO_MIN_BLOCKS 0
+// Launch bounds of the mean-field passes that draw noise: blocks of 256 threads per multiprocessor
+// (0: none, the compiler's register choice). Measured on an H200 at 2^24 oscillators (session 7):
+// float 8 (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72
+// registers, 37.5 % occupancy); double is fastest without (6: +14 %, 8: +25 %).
+#ifndef PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS
+#define PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS 8
+#endif
+#ifndef PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS
+#define PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS 0
 #endif
 
 namespace parity::sde {
@@ -179,9 +187,10 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   int const n = int(x.extent(0)), blocks = noise.blocks;
   Real const half_dt = Real(0.5) * dt;
   // Passes that draw noise run one thread per Philox block: oscillators t + k M, k < per_block.
-  // PARITY_SDE_KURAMOTO_MIN_BLOCKS > 0: launch bounds (blocks of 256 threads per multiprocessor) on
-  // those passes, to trade registers for occupancy (GPU backends only).
-  using NoiseBounds = Kokkos::LaunchBounds<(PARITY_SDE_KURAMOTO_MIN_BLOCKS > 0 ? 256 : 0), PARITY_SDE_KURAMOTO_MIN_BLOCKS>;
+  // Launch bounds on those passes (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
+  constexpr unsigned min_blocks =
+      std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
+  using NoiseBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
   if constexpr (S == Stepper::srk2) {
     Kokkos::parallel_reduce(
         "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
