@@ -242,7 +242,10 @@ nlohmann::json parameters_json(Params const& p) {
           {"max_iter", p.max_iter},
           {"start",
            {{"coefficients", p.start.coeffs_from}, {"policy", p.start.policy_from}, {"panel", p.start.panel_from}}},
-          {"employment_shocks", "bit-packed, exact unemployment each period (radix-selected Philox keys)"}};
+          {"employment_shocks", p.employment_draw == EmploymentDraw::exact
+                                    ? "bit-packed, exact unemployment each period (radix-selected Philox keys)"
+                                    : "bit-packed, each agent's transition drawn on its own (Philox), unemployment on "
+                                      "target on average"}};
 }
 
 void write_arrays(std::string const& dir, Params const& p, Result const& r) {

@@ -67,6 +67,7 @@ class KrusellSmithCli(CliTestCase):
                 self.assertGreater(res["r_squared"][state], 0.999)
             self.assertLess(res["den_haan_accuracy"]["max_error_pct"], 2.0)
             self.assertEqual(res["shocks"]["unemployment_max_deviation_agents"], 0)
+            self.assertIn("exact unemployment", doc["parameters"]["employment_shocks"])
             for phase in ("shocks", "policy", "panel", "regression"):
                 self.assertIn(phase, doc["timing"]["phases"])
             P = np.array(res["transition_matrix"])
@@ -89,6 +90,13 @@ class KrusellSmithCli(CliTestCase):
             self.assertAlmostEqual(doc2["results"]["coefficients"]["good"]["b1"], c["good"]["b1"], places=4)
             self.assertEqual(doc2["parameters"]["start"]["coefficients"], os.path.join(out, "coeffs.txt"))
             self.assertEqual(doc2["parameters"]["start"]["policy"], "initial guess k' = 0.9 k")
+            # The report names the employment draw that ran.
+            r3 = parity(*SMALL, "--employment-draw", "independent", "--max-iter", "1", "--json", report)
+            self.assertIn(r3.returncode, (0, 3), r3.stdout + r3.stderr)
+            with open(report) as f:
+                doc3 = json.load(f)
+            self.assertEqual(doc3["parameters"]["employment_draw"], "independent")
+            self.assertIn("on its own", doc3["parameters"]["employment_shocks"])
 
 
 def replaced(args, *pairs):
