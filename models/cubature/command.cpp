@@ -35,6 +35,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"max_phase1_iterations", o.max_phase1_iterations},
           {"heap_capacity", o.heap_capacity},
           {"max_memory_mb", o.max_memory_mb},
+          {"max_host_memory_mb", o.max_host_memory_mb},
           {"team_size", o.team_size},
           {"mode", to_string(o.mode)},
           {"error_estimate", to_string(o.error_estimate)},
@@ -72,6 +73,9 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"heap_capacity", x.heap_capacity},
           {"phase1_capacity", x.phase1_capacity},
           {"filtered_regions", x.filtered_regions},
+          {"parked_chunks", x.parked_chunks},
+          {"peak_host_mb", x.peak_host_mb},
+          {"unrefined_regions", x.unrefined_regions},
           {"mode", to_string(x.mode)},
           {"error_estimate_method", to_string(x.error_estimate)},
           // The work of the whole run (both phases), for the comparison runner's roofline.
@@ -151,6 +155,10 @@ class Command final : public cli::Command {
     sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")->capture_default_str();
     sub.add_option("--max-memory-mb", o.max_memory_mb,
                    "Memory for the phase-2 heaps of one batch (MB); improved mode: also for the phase-1 region lists")
+        ->capture_default_str();
+    sub.add_option("--max-host-memory-mb", o.max_host_memory_mb,
+                   "Improved mode: host memory for unevaluated regions parked while the list is refined in pieces "
+                   "that fit --max-memory-mb (MB; 0: hand the list to phase 2's heaps instead)")
         ->capture_default_str();
     sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
   }

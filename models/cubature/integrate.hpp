@@ -16,6 +16,18 @@
 // no bad region is left, or when at least `phase2_regions` regions are still bad (or after
 // `max_phase1_iterations`, or when the next step would exceed the evaluation budget).
 //
+// Improved mode (the default; `mode paper` is the published algorithm above) differs in phase 1:
+// the regions are bisected for as long as the list fits `max_memory_mb` (null-rule error
+// estimate, PAGANI-style classification against the tolerance left over the unfinished volume and
+// filtering of the smallest errors when memory is short). When the evaluation budget cannot split
+// every unfinished region, the worst ones it pays for are split and the others finished as they
+// are (breadth-first to the end of the budget; phase 2 is not needed for it). With
+// `max_host_memory_mb` > 0, a list that would outgrow `max_memory_mb` is refined in pieces: the
+// pieces of all but the first bad regions are parked in host memory (a stack, newest first), each
+// with its volume's share of the tolerance set aside, and come back when the current list is
+// done, so device memory stays bounded without phase 2 (for tight tolerances with large budgets).
+// Otherwise, and when the host memory is full, the list goes to phase 2.
+//
 // Phase 2 (depth-first, one region per team): each remaining region runs a sequential
 // CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions (0: as many
 // as `max_memory_mb` allows with all phase-2 regions resident, at least 16), the worst
@@ -37,6 +49,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -185,13 +198,15 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
 }
 
 // Writes the d pieces of every flagged region (offset from the scan) into `to`. With d = 1 the
-// flagged regions are copied together with their estimates (the hand-over to phase 2).
+// flagged regions are copied together with their estimates (the hand-over to phase 2). Only the
+// flagged regions whose offset lies in [first, last) are written, to slots from 0.
 template <class ExecutionSpace, class Real>
 void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename ExecutionSpace::memory_space> const& from,
                    std::int64_t count, Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
                    Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset, int d,
                    RegionList<Real, typename ExecutionSpace::memory_space> const& to,
-                   Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent = {}) {
+                   Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent = {}, std::int64_t first = 0,
+                   std::int64_t last = std::numeric_limits<std::int64_t>::max()) {
   auto const fc = from.center;
   auto const fh = from.half;
   auto const fe = from.estimate;
@@ -205,13 +220,14 @@ void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename
   bool const keep_parent = d > 1 && parent.extent(0) > 0;
   Kokkos::parallel_for(
       "parity::cubature::split", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count), KOKKOS_LAMBDA(std::int64_t r) {
-        if (!flag(r)) return;
-        if (keep_parent) parent(offset(r)) = fe(r);
+        if (!flag(r) || offset(r) < first || offset(r) >= last) return;
+        std::int64_t const slot = offset(r) - first;
+        if (keep_parent) parent(slot) = fe(r);
         int const a = fa(r);
         Real const h = fh(r, a) / Real(d);
         Real const left = fc(r, a) - fh(r, a);
         for (int k = 0; k < d; ++k) {
-          std::int64_t const o = offset(r) * d + k;
+          std::int64_t const o = slot * d + k;
           for (int i = 0; i < n; ++i) {
             tc(o, i) = fc(r, i);
             th(o, i) = fh(r, i);
@@ -287,6 +303,13 @@ struct Filtered {
   double estimate = 0, error = 0, volume = 0;
 };
 
+template <class ExecutionSpace, class Real>
+Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                      std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+                      Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+                      Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
+                      Matrix<typename ExecutionSpace::memory_space> terms, double t, double allowance);
+
 // PAGANI-style memory filter: finishes the unfinished regions of smallest error, as few as
 // leave at most `keep` unfinished, if their errors add up to at most `allowance`; then
 // recomputes the compaction offsets. Returns what it finished (nothing if not allowed).
@@ -298,8 +321,6 @@ Filtered filter_smallest(ExecutionSpace const& space, RegionList<Real, typename 
                          Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
                          Matrix<typename ExecutionSpace::memory_space> terms, std::int64_t keep, double allowance) {
   auto const err = list.error;
-  auto const est = list.estimate;
-  auto const half = list.half;
   double max_err = 0;
   Kokkos::parallel_reduce(
       "parity::cubature::max_error", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
@@ -317,7 +338,20 @@ Filtered filter_smallest(ExecutionSpace const& space, RegionList<Real, typename 
     else
       lo = mid;
   }
-  double const t = hi;
+  return finish_below<ExecutionSpace, Real>(space, list, count, n, box_half, flag, offset, terms, hi, allowance);
+}
+
+// Finishes the unfinished regions whose error is at most t, if their errors add up to at most
+// `allowance`, and recomputes the compaction offsets. Returns what it finished.
+template <class ExecutionSpace, class Real>
+Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                      std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+                      Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+                      Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
+                      Matrix<typename ExecutionSpace::memory_space> terms, double t, double allowance) {
+  auto const err = list.error;
+  auto const est = list.estimate;
+  auto const half = list.half;
   Kokkos::parallel_for(
       "parity::cubature::filter_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
       KOKKOS_LAMBDA(std::int64_t r) {
@@ -341,6 +375,30 @@ Filtered filter_smallest(ExecutionSpace const& space, RegionList<Real, typename 
   out.error = sums[1];
   out.volume = sums[2];
   return out;
+}
+
+// Estimate, error and volume summed over the unfinished regions whose offset lies in [first, last).
+template <class ExecutionSpace, class Real>
+std::vector<double> flagged_range_sums(ExecutionSpace const& space,
+                                       RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                                       std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+                                       Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+                                       Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
+                                       Matrix<typename ExecutionSpace::memory_space> terms, std::int64_t first,
+                                       std::int64_t last) {
+  auto const err = list.error;
+  auto const est = list.estimate;
+  auto const half = list.half;
+  Kokkos::parallel_for(
+      "parity::cubature::range_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        bool const in = flag(r) && offset(r) >= first && offset(r) < last;
+        terms(r, 0) = in ? double(est(r)) : 0.0;
+        terms(r, 1) = in ? double(err(r)) : 0.0;
+        terms(r, 2) = in ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
+        terms(r, 3) = 0.0;
+      });
+  return fixed_order_sums(space, terms, count);
 }
 
 // Heap entries: [center (n), half-widths (n), estimate, error, axis], a max-heap on the error.
@@ -531,6 +589,60 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
       });
 }
 
+// Regions parked on the host (improved mode, when splitting the unfinished regions would outgrow
+// max_memory_mb): the unevaluated pieces of split regions, in sibling groups of `siblings`, with
+// their parents' estimates (the two-level check) and the sums of their parents' estimates, errors
+// and volumes, which stand in for them until they are evaluated.
+template <class Real>
+struct PendingChunk {
+  std::int64_t count = 0;
+  int siblings = 0;
+  std::vector<Real> center, half;  // count x n, row-major
+  std::vector<Real> parent;        // count / siblings (empty unless the two-level check is on)
+  double estimate = 0, error = 0, volume = 0;
+  double reserve = 0;  // the share of the tolerance set aside for these regions when they were parked
+  double bytes() const { return double(center.size() + half.size() + parent.size()) * sizeof(Real); }
+};
+
+// Copies the first `count` regions' boxes of `list` (and `groups` parent estimates) to a chunk.
+template <class ExecutionSpace, class Real>
+PendingChunk<Real> park(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                        std::int64_t count, int n, int siblings, Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent,
+                        std::int64_t groups) {
+  using Host = Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  using Host1 = Kokkos::View<Real*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  PendingChunk<Real> c;
+  c.count = count;
+  c.siblings = siblings;
+  c.center.resize(std::size_t(count) * n);
+  c.half.resize(std::size_t(count) * n);
+  auto const rows = std::make_pair(std::int64_t(0), count);
+  Kokkos::deep_copy(space, Host(c.center.data(), count, n), Kokkos::subview(list.center, rows, Kokkos::ALL));
+  Kokkos::deep_copy(space, Host(c.half.data(), count, n), Kokkos::subview(list.half, rows, Kokkos::ALL));
+  if (groups > 0) {
+    c.parent.resize(std::size_t(groups));
+    Kokkos::deep_copy(space, Host1(c.parent.data(), groups), Kokkos::subview(parent, std::make_pair(std::int64_t(0), groups)));
+  }
+  space.fence("parity::cubature::park");
+  return c;
+}
+
+// Copies a chunk back into the first regions of `list` (and its parents into `parent`).
+template <class ExecutionSpace, class Real>
+void unpark(ExecutionSpace const& space, PendingChunk<Real> const& c, int n,
+            RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+            Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent) {
+  using Host = Kokkos::View<Real const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  using Host1 = Kokkos::View<Real const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  auto const rows = std::make_pair(std::int64_t(0), c.count);
+  Kokkos::deep_copy(space, Kokkos::subview(list.center, rows, Kokkos::ALL), Host(c.center.data(), c.count, n));
+  Kokkos::deep_copy(space, Kokkos::subview(list.half, rows, Kokkos::ALL), Host(c.half.data(), c.count, n));
+  if (!c.parent.empty())
+    Kokkos::deep_copy(space, Kokkos::subview(parent, std::make_pair(std::int64_t(0), std::int64_t(c.parent.size()))),
+                      Host1(c.parent.data(), std::int64_t(c.parent.size())));
+  space.fence("parity::cubature::unpark");
+}
+
 }  // namespace detail
 
 // Integrates f over the box [lower, upper] (see the top of this file). `progress` and `times`
@@ -635,6 +747,48 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   // consecutive regions; 0 for the even partition, which has no parents).
   Kokkos::View<Real*, Mem> parent_estimate;
   int siblings = 0;
+  auto ensure_parents = [&](std::int64_t m) {
+    if (nulls.sharp && std::int64_t(parent_estimate.extent(0)) < m)
+      parent_estimate = Kokkos::View<Real*, Mem>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"),
+          std::max(m, std::min(2 * m, capacity)));
+  };
+  // Improved mode with max_host_memory_mb > 0: when splitting the unfinished regions would outgrow
+  // `capacity`, the pieces of all but the first capacity / 4 of them are parked on the host (a
+  // stack: the newest, deepest pieces are refined first) and their parents' values stand in for
+  // them until they come back. Memory stays bounded on both sides; phase 2 (heaps) is then only
+  // the fallback when the host memory is full.
+  bool const parking = !paper && opt.max_host_memory_mb > 0;
+  double const host_bytes = opt.max_host_memory_mb * 1048576.0;
+  std::vector<detail::PendingChunk<Real>> parked;
+  struct ParkedSums {
+    double estimate = 0, error = 0, volume = 0, bytes = 0, reserve = 0;
+    std::int64_t parents = 0;
+  };
+  auto parked_sums = [&]() {  // in stack order: the same sums on every backend
+    ParkedSums t;
+    for (auto const& c : parked) {
+      t.estimate += c.estimate;
+      t.error += c.error;
+      t.volume += c.volume;
+      t.bytes += c.bytes();
+      t.reserve += c.reserve;
+      t.parents += c.count / std::max(1, c.siblings);
+    }
+    return t;
+  };
+  ParkedSums waiting;  // parked_sums() of the current stack
+  // Parked regions that will not be refined (a limit stopped the run): their parents' values
+  // become final.
+  auto abandon_parked = [&]() {
+    for (auto const& c : parked) res.unrefined_regions += c.count;
+    fin_est += waiting.estimate;
+    fin_err += waiting.error;
+    fin_regions += waiting.parents;
+    parked.clear();
+    waiting = ParkedSums();
+  };
+  int chunk_iterations = 0;  // since the current list started (the iteration limit counts these)
 
   {
     timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase1");
@@ -648,6 +802,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       res.evaluations += count * points;
       res.regions_evaluated += count;
       res.phase1_iterations = it;
+      ++chunk_iterations;
 
       // Totals and the tolerance.
       {
@@ -665,15 +820,15 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
             });
       }
       auto const totals = detail::fixed_order_sums(space, terms, count);
-      double const total_est = fin_est + totals[0];
-      double const total_err = fin_err + totals[1];
+      double const total_est = fin_est + totals[0] + waiting.estimate;
+      double const total_err = fin_err + totals[1] + waiting.error;
       tol_now = std::max(tol.absolute, tol.relative * std::abs(total_est));
       Phase1Step step{it, count, 0, total_est, total_err, res.evaluations};
       if (totals[2] > 0) {
         not_finite = true;
         res.integral = total_est;
         res.error = total_err;
-        res.regions = fin_regions + count;
+        res.regions = fin_regions + count + waiting.parents;
         res.history.push_back(step);
         done = true;
         break;
@@ -681,7 +836,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       if (total_err <= tol_now) {
         res.integral = total_est;
         res.error = total_err;
-        res.regions = fin_regions + count;
+        res.regions = fin_regions + count + waiting.parents;
         res.history.push_back(step);
         out.update({"phase 1", it, total_err, clock.seconds(),
                     "regions " + std::to_string(count) + ", converged"});
@@ -699,7 +854,9 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         auto const t = terms;
         auto const fl = flag;
         double const tol_c =
-            paper ? tol_now : std::max(0.0, 0.9 * tol_now - fin_err) / std::max(active_volume, 1e-300);
+            paper ? tol_now
+                  : std::max(0.9 * tol_now - fin_err - waiting.reserve, parking ? 0.05 * tol_now * active_volume : 0.0) /
+                        std::max(active_volume, 1e-300);
         Kokkos::parallel_for(
             "parity::cubature::classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
             KOKKOS_LAMBDA(std::int64_t r) {
@@ -724,7 +881,31 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       out.update({"phase 1", it, total_err, clock.seconds(),
                   "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) +
                       ", integral " + detail::short_number(total_est) +
-                      ", tolerance " + detail::short_number(tol_now)});
+                      ", tolerance " + detail::short_number(tol_now) +
+                      (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
+      if (bad == 0 && !parked.empty() && parked.back().count * points > opt.max_evaluations - res.evaluations) {
+        abandon_parked();  // the budget cannot evaluate the next pieces: their parents' values stand
+        res.integral = fin_est;
+        res.error = fin_err;
+        res.regions = fin_regions;
+        budget_hit = true;
+        done = true;
+        break;
+      }
+      if (bad == 0 && !parked.empty()) {
+        // The current list is done: refine the newest parked pieces next.
+        detail::PendingChunk<Real> c = std::move(parked.back());
+        parked.pop_back();
+        waiting = parked_sums();
+        ensure_list(current, c.count);
+        ensure_parents(std::int64_t(c.parent.size()));
+        detail::unpark(space, c, n, current, parent_estimate);
+        siblings = c.siblings;
+        count = c.count;
+        active_volume = c.volume;
+        chunk_iterations = 0;
+        continue;
+      }
       if (bad == 0) {
         res.integral = fin_est;
         res.error = fin_err;
@@ -747,7 +928,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         if (2 * bad > capacity) {
           auto const filtered = detail::filter_smallest<ExecutionSpace, Real>(
               space, current, count, n, box_half, flag, offset, terms, capacity / 2,
-              0.5 * std::max(0.0, 0.9 * tol_now - fin_err));
+              0.5 * std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve));
           if (filtered.regions > 0) {
             fin_est += filtered.estimate;
             fin_err += filtered.error;
@@ -759,10 +940,78 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
             res.history.back().bad = bad;
           }
         }
-        handover = 2 * bad > capacity || 2 * bad * points > left || it >= iteration_limit;
+        if (2 * bad * points > left && (parking || 2 * bad <= capacity)) {
+          // The budget cannot split every unfinished region: split the worst ones it pays for and
+          // finish the others as they are (breadth-first, instead of phase 2's heaps; measured
+          // better on smooth integrands and far faster on GPUs, whose heaps run one region per team).
+          std::int64_t const affordable = left / (2 * points);
+          double const inf = std::numeric_limits<double>::infinity();
+          auto const cut = affordable > 0
+                               ? detail::filter_smallest<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
+                                                                               offset, terms, affordable, inf)
+                               : detail::finish_below<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
+                                                                            offset, terms, inf, inf);
+          fin_est += cut.estimate;
+          fin_err += cut.error;
+          fin_regions += cut.regions;
+          bad_volume -= cut.volume;
+          bad_error -= cut.error;
+          bad -= cut.regions;
+          res.history.back().bad = bad;
+          if (bad == 0) {
+            abandon_parked();
+            res.integral = fin_est;
+            res.error = fin_err;
+            res.regions = fin_regions;
+            budget_hit = true;
+            done = true;
+            break;
+          }
+        }
+        handover = (!parking && 2 * bad > capacity) || chunk_iterations >= iteration_limit;
       }
       active_volume = bad_volume;
+      std::int64_t split_parents = bad;  // the bad regions split into `next` now
+      if (parking && !handover && 2 * bad > capacity) {
+        // Keep the first capacity / 4 bad regions (their pieces fill half a list) and park the
+        // pieces of the others, in chunks of a list's worth; the first chunk ends on top.
+        std::int64_t const keep = std::max<std::int64_t>(1, capacity / (2 * d));
+        std::int64_t const per_chunk = std::max<std::int64_t>(1, capacity / d);
+        double const bytes = double(bad - keep) * d * (2.0 * n + (nulls.sharp ? 1.0 / d : 0.0)) * sizeof(Real);
+        if (waiting.bytes + bytes > host_bytes) {
+          handover = true;  // host memory full: phase 2's heaps take the list
+        } else {
+          // Each chunk takes its volume's share of the tolerance left now, set aside until it is
+          // refined: regions finished in the meantime cannot use it up (without the reserve, the
+          // first pieces spend the tolerance and the last ones are refined without end).
+          double const density = std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve) / std::max(bad_volume, 1e-300);
+          std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+          for (std::int64_t p0 = keep; p0 < bad; p0 += per_chunk) ranges.emplace_back(p0, std::min(bad, p0 + per_chunk));
+          for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
+            std::int64_t const p0 = r->first, p1 = r->second;
+            ensure_list(next, (p1 - p0) * d);
+            ensure_parents(p1 - p0);
+            detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next,
+                                                        nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), p0, p1);
+            auto const sums = detail::flagged_range_sums<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
+                                                                              offset, terms, p0, p1);
+            auto c = detail::park<ExecutionSpace, Real>(space, next, (p1 - p0) * d, n, d, parent_estimate,
+                                                        nulls.sharp ? p1 - p0 : 0);
+            c.estimate = sums[0];
+            c.error = sums[1];
+            c.volume = sums[2];
+            c.reserve = density * c.volume;
+            active_volume -= c.volume;
+            parked.push_back(std::move(c));
+            ++res.parked_chunks;
+          }
+          waiting = parked_sums();
+          res.peak_host_mb = std::max(res.peak_host_mb, waiting.bytes / 1048576.0);
+          split_parents = keep;
+        }
+      }
       if (handover) {
+        abandon_parked();
         ensure_list(next, bad);
         detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, 1, next);
         std::swap(current, next);
@@ -770,16 +1019,14 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         count = bad;
         break;
       }
-      ensure_list(next, bad * d);
-      if (nulls.sharp && std::int64_t(parent_estimate.extent(0)) < bad)
-        parent_estimate = Kokkos::View<Real*, Mem>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"),
-            std::max(bad, std::min(2 * bad, capacity)));
+      ensure_list(next, split_parents * d);
+      ensure_parents(split_parents);
       detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next,
-                                                  nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>());
+                                                  nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), 0,
+                                                  split_parents);
       siblings = d;
       std::swap(current, next);
-      count = bad * d;
+      count = split_parents * d;
     }
   }
 
@@ -899,7 +1146,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     res.status = Status::converged;
   else if (budget_hit || res.evaluations + points > opt.max_evaluations)
     res.status = Status::budget_exhausted;
-  else if (res.phase2_storage_limited > 0)
+  else if (res.phase2_storage_limited > 0 || res.unrefined_regions > 0)
     res.status = Status::storage_exhausted;
   else
     res.status = Status::not_converged;

@@ -71,6 +71,10 @@ struct Options {
                                                   // max_memory_mb allows with every phase-2 region resident
   double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together; improved
                                                   // mode: also the phase-1 region lists
+  double max_host_memory_mb = 0.0;                // improved mode: regions parked in host memory while
+                                                  // the list is refined depth-first in pieces that fit
+                                                  // max_memory_mb (for tight tolerances with large
+                                                  // budgets); 0: none, phase 2's heaps take the list
   int team_size = 0;                              // 0: 1 on host backends, 32 on GPUs
 };
 
@@ -98,6 +102,10 @@ struct Result {
   int phase2_rounds = 0;                     // phase-2 launches over all regions: 1 + redistributions
   std::int64_t phase1_capacity = 0;          // longest region list phase 1 may hold
   std::int64_t filtered_regions = 0;         // regions finished by the memory filter (improved mode)
+  std::int64_t parked_chunks = 0;            // improved mode: pieces of the list parked on the host
+  double peak_host_mb = 0.0;                 // most host memory the parked pieces held at once
+  std::int64_t unrefined_regions = 0;        // parked regions left at their parents' values (host
+                                             // memory or iteration limit reached)
   Mode mode = Mode::improved;
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   int heap_capacity = 0;
@@ -133,6 +141,7 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(opt.heap_capacity == 0 || (opt.heap_capacity >= 2 && opt.heap_capacity <= (1 << 24)),
           "heap capacity must be 0 (automatic) or in [2, 2^24]");
   require(std::isfinite(opt.max_memory_mb) && opt.max_memory_mb > 0, "max memory must be > 0 MB");
+  require(std::isfinite(opt.max_host_memory_mb) && opt.max_host_memory_mb >= 0, "max host memory must be >= 0 MB");
   require(opt.team_size >= 0 && opt.team_size <= 1024, "team size must be in [0, 1024]");
 }
 

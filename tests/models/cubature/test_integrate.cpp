@@ -401,12 +401,14 @@ TEST(CubatureIntegrate, MemoryFilterFinishesSmallErrorRegions) {
 }
 
 TEST(CubatureIntegrate, ImprovedModeWithLittleMemoryHandsOver) {
-  // A region list of a few hundred: phase 1 fills it and hands over to phase 2 (here the filter
-  // finds nothing it may finish). The result is deterministic, every evaluation is counted, and
-  // either the tolerance is met (true error within it) or the status says which limit stopped it.
+  // A region list of a few hundred and no host memory for parked regions: phase 1 fills the list
+  // and hands over to phase 2 (here the filter finds nothing it may finish). The result is
+  // deterministic, every evaluation is counted, and either the tolerance is met (true error
+  // within it) or the status says which limit stopped it.
   std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
   auto o = small_options();
   o.max_memory_mb = 0.1;
+  o.max_host_memory_mb = 0;
   o.max_evaluations = 20'000'000;
   std::vector<double> const lo(4, 0.0), hi(4, 1.0);
   double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
@@ -431,6 +433,79 @@ TEST(CubatureIntegrate, ImprovedModeWithLittleMemoryHandsOver) {
   EXPECT_TRUE(tight.status == cub::Status::storage_exhausted || tight.status == cub::Status::budget_exhausted)
       << cub::to_string(tight.status);
   EXPECT_GT(tight.error, 1e-13 * std::abs(tight.integral));
+}
+
+TEST(CubatureIntegrate, ImprovedModeParksRegionsOnTheHost) {
+  // The same problem with host memory for parked regions (--max-host-memory-mb): the list is
+  // refined in pieces that fit 0.1 MB, the rest parked on the host, and it converges like a run
+  // with ample memory (tolerance met, true error within the estimate), deterministically, without
+  // phase 2.
+  std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
+  std::vector<double> const lo(4, 0.0), hi(4, 1.0);
+  double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
+  double const tol = 1e-7;
+  auto o = small_options();
+  o.max_memory_mb = 0.1;
+  o.max_host_memory_mb = 16;
+  o.max_evaluations = 50'000'000;
+  auto const r = genz(Family::product_peak, a, u, tol, o);
+  std::cout << "product peak 4-D, 0.1 MB, parking: capacity " << r.phase1_capacity << ", " << r.phase1_iterations
+            << " iterations, " << r.parked_chunks << " chunks parked (peak " << r.peak_host_mb << " MB), "
+            << r.evaluations << " evaluations, " << cub::to_string(r.status) << ", true rel error "
+            << std::abs(r.integral - exact) / exact << ", estimate " << r.error / exact << "\n";
+  EXPECT_LT(r.phase1_capacity, 1000);
+  EXPECT_GT(r.parked_chunks, 0);
+  EXPECT_GT(r.peak_host_mb, 0.0);
+  EXPECT_EQ(r.phase2_regions, 0);
+  EXPECT_EQ(r.unrefined_regions, 0);
+  EXPECT_EQ(r.status, cub::Status::converged);
+  EXPECT_LE(std::abs(r.integral - exact), tol * exact);
+  EXPECT_LE(std::abs(r.integral - exact), r.error);
+  EXPECT_EQ(r.evaluations, r.regions_evaluated * cub::rule_points(4));
+  auto const again = genz(Family::product_peak, a, u, tol, o);
+  EXPECT_TRUE(same_bits(again.integral, r.integral));
+  EXPECT_EQ(again.evaluations, r.evaluations);
+  // With ample memory nothing is parked; the two agree to the tolerance.
+  o.max_memory_mb = 512;
+  auto const ample = genz(Family::product_peak, a, u, tol, o);
+  std::cout << "  ample memory: " << ample.evaluations << " evaluations, true rel error "
+            << std::abs(ample.integral - exact) / exact << "\n";
+  EXPECT_EQ(ample.parked_chunks, 0);
+  EXPECT_EQ(ample.status, cub::Status::converged);
+  EXPECT_LE(std::abs(ample.integral - r.integral), 2 * tol * exact);
+  // Host memory too small for the parked pieces: phase 2's heaps take the list as before.
+  o.max_memory_mb = 0.1;
+  o.max_host_memory_mb = 1e-4;
+  auto const fallback = genz(Family::product_peak, a, u, tol, o);
+  EXPECT_GT(fallback.phase2_regions, 0);
+  EXPECT_LE(std::abs(fallback.integral - exact), fallback.error);
+}
+
+TEST(CubatureIntegrate, BudgetSplitsTheWorstRegionsBreadthFirst) {
+  // Improved mode, a budget too small to split every unfinished region: the worst regions the
+  // budget pays for are split, the others finished as they are; no phase 2, every evaluation
+  // within the budget and counted, status budget_exhausted with the estimate above the true error.
+  std::vector<double> a(5, 3.0), u(5, 0.5);
+  std::vector<double> const lo(5, 0.0), hi(5, 1.0);
+  double const exact = cub::genz_exact(Family::oscillatory, a, u, lo, hi);
+  auto o = small_options();
+  o.max_evaluations = 2'000'000;
+  auto const r = genz(Family::oscillatory, a, u, 1e-12, o);
+  EXPECT_EQ(r.status, cub::Status::budget_exhausted);
+  EXPECT_EQ(r.phase2_regions, 0);
+  EXPECT_LE(r.evaluations, o.max_evaluations);
+  EXPECT_GT(r.evaluations, o.max_evaluations / 2);  // the budget is spent, not abandoned early
+  EXPECT_EQ(r.evaluations, r.regions_evaluated * cub::rule_points(5));
+  EXPECT_LE(std::abs(r.integral - exact), r.error);
+  // Against the published algorithm on the same budget (its phase 2 spends the budget in
+  // per-region heaps): the true error is not worse.
+  o.mode = cub::Mode::paper;
+  auto const heaps = genz(Family::oscillatory, a, u, 1e-12, o);
+  std::cout << "oscillatory 5-D, 2e6 evaluations: breadth-first true error " << std::abs(r.integral - exact)
+            << " (estimate " << r.error << "), paper mode (phase-2 heaps) " << std::abs(heaps.integral - exact)
+            << " (estimate " << heaps.error << ")\n";
+  EXPECT_GT(heaps.phase2_regions, 0);
+  EXPECT_LE(std::abs(r.integral - exact), 2 * std::abs(heaps.integral - exact));
 }
 
 TEST(CubatureIntegrate, NonFiniteIntegrandIsReported) {
