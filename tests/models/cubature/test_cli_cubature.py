@@ -21,7 +21,8 @@ class CubatureCli(CliTestCase):
     def test_help_lists_options(self):
         r = parity("cubature", "--help")
         self.assertEqual(r.returncode, 0)
-        for option in ("--integrand", "--dim", "--rel-tol", "--abs-tol", "--max-evals", "--heap-capacity"):
+        for option in ("--integrand", "--dim", "--rel-tol", "--abs-tol", "--max-evals", "--heap-capacity",
+                       "--max-host-memory-mb"):
             self.assertIn(option, r.stdout)
 
     def test_good_run_report(self):
@@ -80,6 +81,27 @@ class CubatureCli(CliTestCase):
             self.assertIsNone(res["true_error"])
         self.assert_bad_input(parity("cubature", "--integrand", "f1", "--upper", "2"), "unit cube")
 
+    def test_host_parking(self):
+        # A region list that outgrows --max-memory-mb is refined in pieces, the others parked in
+        # host memory: converged, nothing left unrefined, and the report says how much was parked.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--integrand", "gaussian", "--dim", "3", "--a", "5", "--u", "0.5",
+                       "--rel-tol", "1e-8", "--max-memory-mb", "0.05", "--max-host-memory-mb", "8",
+                       "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        res = doc["results"]
+        self.assertEqual(res["status"], "converged")
+        self.assertGreater(res["parked_chunks"], 0)
+        self.assertGreater(res["peak_host_mb"], 0)
+        self.assertLessEqual(res["peak_host_mb"], 8)
+        self.assertEqual(res["unrefined_regions"], 0)
+        self.assertEqual(res["phase2_regions"], 0)
+        self.assertLess(res["true_error"], 1e-8 * abs(res["exact"]))
+        self.assertEqual(doc["parameters"]["max_host_memory_mb"], 8)
+
     def test_bad_inputs(self):
         self.assert_bad_input(parity("cubature", "--dim", "0"), "dimension")
         self.assert_bad_input(parity("cubature", "--dim", "17"), "dimension")
@@ -92,6 +114,7 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--dim", "3", "--a", "1,2"), "--a")
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--a", "-1"), "corner_peak")
         self.assert_bad_input(parity("cubature", "--heap-capacity", "1"), "heap capacity")
+        self.assert_bad_input(parity("cubature", "--max-host-memory-mb", "-1"), "max host memory")
         self.assert_bad_input(parity("cubature", "--dim", "many"), "--dim")
         self.assert_bad_input(parity("cubature", "--mode", "fast"), "--mode")
         self.assert_bad_input(parity("cubature", "--error-estimate", "guess"), "--error-estimate")
