@@ -233,6 +233,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"interp", to_string(p.interp)},
           {"panel_launch", to_string(p.panel_launch)},
           {"panel_locate", to_string(p.panel_locate)},
+          {"panel_teams", p.panel_teams},
           {"employment_draw", to_string(p.employment_draw)},
           {"panel_start", to_string(p.panel_start)},
           {"burn_in", p.burn_in},
@@ -368,6 +369,10 @@ class Command final : public cli::Command {
                    "results) or scratch (power with the period's records copied into team scratch memory first: "
                    "shared-memory gathers on a GPU; per-team sums, so K differs in the last bits)")
         ->check(CLI::IsMember({"power", "bucket", "scratch"}))
+        ->capture_default_str();
+    sub.add_option("--panel-teams", p.panel_teams,
+                   "With --panel-locate scratch: teams per panel step, each copying the records once "
+                   "(0: automatic, about 16 agents per hardware thread)")
         ->capture_default_str();
     sub.add_option("--panel-start", o_.panel_start,
                    "carry: each panel simulation starts from the previous one's final cross-section until the "

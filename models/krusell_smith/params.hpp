@@ -97,6 +97,7 @@ struct Params {
   Interp interp = Interp::catmull_rom;
   PanelLaunch panel_launch = PanelLaunch::graph;
   PanelLocate panel_locate = PanelLocate::power;
+  int panel_teams = 0;  // scratch: teams per panel step (0: automatic)
   EmploymentDraw employment_draw = EmploymentDraw::exact;
   PanelStart panel_start = PanelStart::carry;
   long burn_in = 10000;  // carry: periods simulated in all before the start may be held fixed
@@ -143,6 +144,7 @@ inline void validate(Params const& p) {
   require(finite(p.k_min) && p.k_min == 0.0, "--k-min: the borrowing limit of this model is k >= 0");
   require(finite(p.k_max) && p.k_max > p.k_min + 1, "--k-max must exceed the borrowing limit");
   require(finite(p.k_power) && p.k_power >= 1 && p.k_power <= 10, "--k-power must lie in [1, 10]");
+  require(p.panel_teams >= 0, "--panel-teams must be >= 0 (0: automatic)");
   require(finite(p.K_min) && finite(p.K_max) && p.K_min > 0 && p.K_max > p.K_min,
           "--Kbar-range needs 0 < K_min < K_max");
   require(p.K_max <= p.k_max, "--Kbar-range: K_max must not exceed --k-max");

@@ -593,7 +593,8 @@ struct PanelStepPower {
   KOKKOS_FUNCTION Real clamp(Real x) const { return x < lo ? lo : (x > hi ? hi : x); }
   // The closed-form cell of a clamped x, before the correction against the nodes.
   KOKKOS_FUNCTION int cell_guess(Real x) const {
-    int const c = int(Kokkos::pow(float((x - lo) * inv_range), inv_power) * float(cells));
+    // u^(1/p) as exp2(log2(u) / p): cheaper than pow, and only a guess (corrected against the nodes).
+    int const c = int(Kokkos::exp2(Kokkos::log2(float((x - lo) * inv_range)) * inv_power) * float(cells));
     return c < 0 ? 0 : (c > cells - 1 ? cells - 1 : c);
   }
   // k' from the cell's cubic a at t, kept at or above k_min.
@@ -717,7 +718,8 @@ class PanelSimulation {
       team_size_ = probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
       long const threads = std::max<long>(1, long(space_.concurrency()));
       long const per_thread = std::max<long>(16, (N_ + threads - 1) / threads);
-      chunk_ = std::max<long>(1, per_thread * team_size_);
+      chunk_ = p.panel_teams > 0 ? std::max<long>(1, (N_ + p.panel_teams - 1) / p.panel_teams)
+                                 : std::max<long>(1, per_thread * team_size_);
       league_ = int((N_ + chunk_ - 1) / chunk_);
     }
     slices_.reserve(T_);

@@ -41,6 +41,7 @@ class KrusellSmithCli(CliTestCase):
         self.assert_bad_input(parity("--policy-method", "newton"), "--policy-method")
         self.assert_bad_input(parity("--panel-start", "random"), "--panel-start")
         self.assert_bad_input(parity("--burn-in", "-1"), "--burn-in")
+        self.assert_bad_input(parity("--panel-teams", "-1"), "--panel-teams")
         self.assert_bad_input(parity("--policy-damping", "0"), "--policy-damping")
         self.assert_bad_input(parity("--beta", "1.2"), "--beta")
         self.assert_bad_input(parity("--discard", "2000"), "--discard")

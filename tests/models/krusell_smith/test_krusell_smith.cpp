@@ -215,6 +215,15 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
       for (int t = 0; t <= p.periods; ++t)
         EXPECT_NEAR(by_variant[l][2][t], by_variant[l][0][t], 1e-13 * by_variant[l][0][t]) << "scratch, period " << t;
     }
+    // An explicit number of scratch teams (--panel-teams): other team sums, the same K up to rounding.
+    p.panel_locate = ks::PanelLocate::scratch;
+    p.panel_launch = ks::PanelLaunch::graph;
+    p.panel_teams = 3;
+    ks::PanelSimulation<ExecSpace, double, Axis> three(space, p, axk, axK, emp, z, k);
+    auto const K3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), three.run(g));
+    for (int t = 0; t <= p.periods; ++t)
+      EXPECT_NEAR(K3(t), by_variant[0][0][t], 1e-13 * by_variant[0][0][t]) << "3 scratch teams, period " << t;
+    p.panel_teams = 0;
     EXPECT_GT(std::abs(Kref.back() - Kref.front()), 1e-3);  // the panel moved
   }
 }
