@@ -303,6 +303,27 @@ struct Filtered {
   double estimate = 0, error = 0, volume = 0;
 };
 
+// Estimate, error, volume and count summed over the regions r of the list with select(r), in a
+// fixed order (terms is the work matrix).
+template <class ExecutionSpace, class Real, class Select>
+std::vector<double> sums_where(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                               std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+                               Matrix<typename ExecutionSpace::memory_space> terms, Select const& select) {
+  auto const err = list.error;
+  auto const est = list.estimate;
+  auto const half = list.half;
+  Kokkos::parallel_for(
+      "parity::cubature::selected_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        bool const sel = select(r);
+        terms(r, 0) = sel ? double(est(r)) : 0.0;
+        terms(r, 1) = sel ? double(err(r)) : 0.0;
+        terms(r, 2) = sel ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
+        terms(r, 3) = sel ? 1.0 : 0.0;
+      });
+  return fixed_order_sums(space, terms, count);
+}
+
 template <class ExecutionSpace, class Real>
 Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
                       std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
@@ -350,18 +371,8 @@ Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename Exe
                       Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
                       Matrix<typename ExecutionSpace::memory_space> terms, double t, double allowance) {
   auto const err = list.error;
-  auto const est = list.estimate;
-  auto const half = list.half;
-  Kokkos::parallel_for(
-      "parity::cubature::filter_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-      KOKKOS_LAMBDA(std::int64_t r) {
-        bool const sel = flag(r) && double(err(r)) <= t;
-        terms(r, 0) = sel ? double(est(r)) : 0.0;
-        terms(r, 1) = sel ? double(err(r)) : 0.0;
-        terms(r, 2) = sel ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
-        terms(r, 3) = sel ? 1.0 : 0.0;
-      });
-  auto const sums = fixed_order_sums(space, terms, count);
+  auto const sums = sums_where<ExecutionSpace, Real>(
+      space, list, count, n, box_half, terms, KOKKOS_LAMBDA(std::int64_t r) { return flag(r) && double(err(r)) <= t; });
   if (sums[1] > allowance) return {};
   Kokkos::parallel_for(
       "parity::cubature::filter", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
@@ -386,19 +397,9 @@ std::vector<double> flagged_range_sums(ExecutionSpace const& space,
                                        Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
                                        Matrix<typename ExecutionSpace::memory_space> terms, std::int64_t first,
                                        std::int64_t last) {
-  auto const err = list.error;
-  auto const est = list.estimate;
-  auto const half = list.half;
-  Kokkos::parallel_for(
-      "parity::cubature::range_terms", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-      KOKKOS_LAMBDA(std::int64_t r) {
-        bool const in = flag(r) && offset(r) >= first && offset(r) < last;
-        terms(r, 0) = in ? double(est(r)) : 0.0;
-        terms(r, 1) = in ? double(err(r)) : 0.0;
-        terms(r, 2) = in ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
-        terms(r, 3) = 0.0;
-      });
-  return fixed_order_sums(space, terms, count);
+  return sums_where<ExecutionSpace, Real>(
+      space, list, count, n, box_half, terms,
+      KOKKOS_LAMBDA(std::int64_t r) { return flag(r) && offset(r) >= first && offset(r) < last; });
 }
 
 // Heap entries: [center (n), half-widths (n), estimate, error, axis], a max-heap on the error.
@@ -788,6 +789,15 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     parked.clear();
     waiting = ParkedSums();
   };
+  // The budget ended the run with the list finished: the result is the finished sums.
+  auto stop_at_budget = [&]() {
+    abandon_parked();
+    res.integral = fin_est;
+    res.error = fin_err;
+    res.regions = fin_regions;
+    budget_hit = true;
+    done = true;
+  };
   int chunk_iterations = 0;  // since the current list started (the iteration limit counts these)
 
   {
@@ -884,12 +894,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                       ", tolerance " + detail::short_number(tol_now) +
                       (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
       if (bad == 0 && !parked.empty() && parked.back().count * points > opt.max_evaluations - res.evaluations) {
-        abandon_parked();  // the budget cannot evaluate the next pieces: their parents' values stand
-        res.integral = fin_est;
-        res.error = fin_err;
-        res.regions = fin_regions;
-        budget_hit = true;
-        done = true;
+        stop_at_budget();  // the budget cannot evaluate the next pieces: their parents' values stand
         break;
       }
       if (bad == 0 && !parked.empty()) {
@@ -959,12 +964,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
           bad -= cut.regions;
           res.history.back().bad = bad;
           if (bad == 0) {
-            abandon_parked();
-            res.integral = fin_est;
-            res.error = fin_err;
-            res.regions = fin_regions;
-            budget_hit = true;
-            done = true;
+            stop_at_budget();
             break;
           }
         }

@@ -191,25 +191,35 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   constexpr unsigned min_blocks =
       std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
   using NoiseBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
-  if constexpr (S == Stepper::srk2) {
-    Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_predict", Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
-        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
-          Sums<2> const s0 = sc();
-          Real gdw[per_block];
-          noise.block(step, t, gdw);
-          for (int k = 0; k < per_block; ++k) {
-            int const i = t + k * blocks;
-            if (i >= n) break;
-            Real const xi = x(i);
-            Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-            Real const p = xi + f0 * dt + gdw[k];
+  // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
+  // whole Euler step (sums the new phase).
+  constexpr bool srk2 = S == Stepper::srk2;
+  Kokkos::parallel_reduce(
+      srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
+      Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
+      KOKKOS_LAMBDA(int t, Sums<2>& acc) {
+        Sums<2> const s0 = sc();
+        Real gdw[per_block];
+        noise.block(step, t, gdw);
+        for (int k = 0; k < per_block; ++k) {
+          int const i = t + k * blocks;
+          if (i >= n) break;
+          Real const xi = x(i);
+          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+          Real const p = xi + f0 * dt + gdw[k];
+          if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
             y(i) = xi + f0 * half_dt + gdw[k];
             xp(i) = p;
             add_phase(acc, p);
+          } else {
+            Real const xn = wrap_phase(p);
+            x(i) = xn;
+            add_phase(acc, xn);
           }
-        },
-        Kokkos::Sum<Sums<2>, Mem>(sc_pred));
+        }
+      },
+      Kokkos::Sum<Sums<2>, Mem>(srk2 ? sc_pred : sc_next));
+  if constexpr (srk2) {
     Kokkos::parallel_reduce(
         "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
         KOKKOS_LAMBDA(int i, Sums<2>& acc) {
@@ -218,24 +228,6 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
           Real const xn = wrap_phase(y(i) + f1 * half_dt);
           x(i) = xn;
           add_phase(acc, xn);
-        },
-        Kokkos::Sum<Sums<2>, Mem>(sc_next));
-  } else {
-    Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_step", Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
-        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
-          Sums<2> const s0 = sc();
-          Real gdw[per_block];
-          noise.block(step, t, gdw);
-          for (int k = 0; k < per_block; ++k) {
-            int const i = t + k * blocks;
-            if (i >= n) break;
-            Real const xi = x(i);
-            Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-            Real const xn = wrap_phase(xi + f0 * dt + gdw[k]);
-            x(i) = xn;
-            add_phase(acc, xn);
-          }
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   }
