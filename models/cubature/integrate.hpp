@@ -1056,14 +1056,26 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
             budget(r) = std::int64_t(double(left) * fraction);
           });
     }
-    // Heaps for as many regions at once as the memory limit allows.
+    // Heaps for as many regions at once as the memory limit allows, beside what phase 2 keeps (the
+    // current list, the shares and sums): phase 1's spare list and work arrays are freed first.
+    // Sizing the heaps by the whole limit overran it by the list (a 100 GB limit asked for 98 GB
+    // of heaps beside a list of tens of GB, and the allocation failed).
+    next = List();
+    finite = {};
+    flag = {};
+    offset = {};
+    terms = {};
+    parent_estimate = {};
+    double const kept_bytes = double(current.estimate.extent(0)) * ((2 * n + 2) * sizeof(Real) + sizeof(int)) +
+                              double(count) * (4 * sizeof(double) + 3 * sizeof(std::int64_t));
+    double const heap_bytes = std::max(memory_bytes - kept_bytes, memory_bytes / 8);
     int const stride = 2 * n + 3;
     int const heap_capacity =
         opt.heap_capacity > 0
             ? opt.heap_capacity
-            : int(std::clamp<double>(std::floor(memory_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
+            : int(std::clamp<double>(std::floor(heap_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
     double const per_region_bytes = double(heap_capacity) * stride * sizeof(Real);
-    std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(memory_bytes / per_region_bytes), 1, count);
+    std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(heap_bytes / per_region_bytes), 1, count);
     require(batch <= (1 << 30), "phase-2 batch too large");
     res.phase2_batch = batch;
     res.heap_capacity = heap_capacity;

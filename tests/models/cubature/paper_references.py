@@ -2,6 +2,7 @@
 """Reference values of the integrals of f1..f5 over the unit cube [0,1]^n (definitions in
 models/cubature/paper.hpp), computed without any cubature, to 40+ significant digits (mpmath).
 The tables in models/cubature/paper.hpp come from this script:  python3 paper_references.py
+[NMAX_F3 (default 5)] [f1 f2 f3 f3_quad f4] (default: all but f3_quad).
 
   f1 = 1 / (0.1 + cos^2(sum x_i^2)) = 2 / (a + cos(2 s)),  a = 1.2,  s = sum x_i^2.
        Fourier series  1/(a + cos t) = (1 + 2 sum_k (-r)^k cos(k t)) / sqrt(a^2 - 1),
@@ -11,17 +12,34 @@ The tables in models/cubature/paper.hpp come from this script:  python3 paper_re
        E[P^(2m)] = prod_i E[cos^(2m)(4^i x_i)] (power reduction, closed form).
   f3 = sin(prod i asin(x_i^i)):  sin(P) = sum_m (-1)^m P^(2m+1) / (2m+1)!, with
        E[P^j] = prod_i i^j E[asin(x^i)^j] and E[asin(x^i)^j] = (1/i) int_0^(pi/2) y^j sin(y)^(1/i-1) cos y dy
-       (1-D quadrature at high precision). Feasible for small n only (the series needs about
-       n! (pi/2)^n terms): python3 paper_references.py NMAX_F3 [f1 f2 f3 f4].
+       (u = x^i = sin y). The series needs odd j up to about e n! (pi/2)^n and its largest term
+       is about exp(n! (pi/2)^n) (n = 5: j up to ~3200, terms up to ~1e466, so ~640 digits).
+       f3_tanh_sinh (the tables): one tanh-sinh rule on [0, pi/2] per precision (step h =
+       1.6 / dps; it integrates the endpoint singularity y^(1/i-1) at y = 0 and the peak of y^j
+       at y = pi/2: checked for i = 1 at 640 digits against the exact recursion of f4's
+       moments, relative error 1e-639 for j <= 1500, 1e-543 at j = 3001 where the series needs
+       far less), the j-independent factor w sin(y)^(1/i-1) cos(y) / i stored per node, and
+       y^j by repeated multiplication by y^2 in fixed point (integers); each value at two
+       precisions and, at the higher one, also a finer step (stable_nodes). For n = 5 the
+       values at 638 and 678 digits agree to 1e-171, the steps h and 0.75 h to 1e-211.
+       f3_quad (the first method, one mp.quad per moment) agrees with it for n = 1..4 (n = 4 to
+       40 digits; f3_quad takes 6 minutes there and is out of reach for n = 5).
+       python3 paper_references.py 5 f3   gives the f3 table, n = 1..5, in about 2.5 minutes
+       (one core, with gmpy2, which mpmath uses when installed: pip install gmpy2); n = 5 is
+       nearly all of it (three runs of ~40-60 s: 638 and 678 digits, and the finer step),
+       n <= 4 takes seconds; without gmpy2 about 4 times as long.
+       python3 paper_references.py 4 f3_quad  runs the first method.
   f4 = sin(prod asin(x_i)):  the same series with E[asin(x)^j] = int_0^(pi/2) y^j cos y dy
        = (pi/2)^j - j (j-1) E[asin(x)^(j-2)] (exact recursion, run at high precision).
   f5 = (1/2) sum cos(10 x_i) / beta, beta = sin(10)/10:  exactly n/2.
 Each series is summed until its terms are below 1e-40 of the result; the working precision is
 raised until two precisions agree.
 """
+import operator
 import sys
 
 import mpmath as mp
+from mpmath.libmp import MPZ  # gmpy2's integers when gmpy2 is installed
 
 
 def f1(n):
@@ -88,7 +106,7 @@ def f4(n):
     return sine_series(lambda j: m_j(j) ** n, 20000)
 
 
-def f3(n):
+def f3_quad(n):
     cache = {}
 
     def e(i, j):  # E[asin(x^i)^j]
@@ -107,6 +125,65 @@ def f3(n):
     return sine_series(prod, 20000)
 
 
+def f3_moments(imax, jmax, h):
+    """E[asin(x^i)^j] / (pi/2)^j for i = 1..imax and odd j = 1, 3, .., jmax at the working
+    precision, as M[i - 1][(j - 1) // 2]: tanh-sinh with step h on [0, pi/2]."""
+    F = mp.mp.prec + 64  # fixed-point bits
+    half = mp.pi / 2
+    eps = mp.mpf(2) ** (-F)
+    h = mp.mpf(h)
+    q = []  # y / (pi/2) at the nodes
+    W = [[] for _ in range(imax)]  # weight * sin(y)^(1/i-1) cos(y) / i at the nodes
+    for sign in (1, -1):
+        k = 0 if sign == 1 else 1
+        while True:
+            s = sign * k * h
+            u = mp.exp(-mp.pi * mp.sinh(s))
+            y = half / (1 + u)
+            c = half * u / (1 + u)  # pi/2 - y, without cancellation
+            w = h * mp.pi * half * mp.cosh(s) * u / (1 + u) ** 2  # h dy/ds
+            log_sin, cos = mp.log(mp.sin(y)), mp.sin(c)
+            q.append(MPZ(int(mp.ldexp(y / half, F))))
+            for i in range(1, imax + 1):
+                W[i - 1].append(MPZ(int(mp.ldexp(w * mp.exp((mp.mpf(1) / i - 1) * log_sin) * cos / i, F))))
+            # the moments are ~ (pi/2)^j / j^2 (i = 1, j at the right end; i = imax, j = 1 at the left)
+            if k > 5 and (w * c * jmax**2 if sign == 1 else w * y ** (mp.mpf(1) / imax)) < eps:
+                break
+            k += 1
+    q2 = [(x * x) >> F for x in q]
+    p = list(q)  # (y / (pi/2))^j
+    M = [[] for _ in range(imax)]
+    for j in range(1, jmax + 1, 2):
+        if j > 1:
+            p = [(a * b) >> F for a, b in zip(p, q2)]
+            if j % 64 == 1:  # drop the nodes where (y / (pi/2))^j has underflowed
+                keep = [k for k, x in enumerate(p) if x]
+                p, q2 = [p[k] for k in keep], [q2[k] for k in keep]
+                W = [[Wi[k] for k in keep] for Wi in W]
+        for i in range(imax):
+            M[i].append(mp.mpf((sum(map(operator.mul, W[i], p)), -2 * F)))
+    return M
+
+
+def f3_tanh_sinh(n, step_scale=1):
+    """f3(n) at the working precision, the moments by f3_moments with step 1.6 / dps * step_scale."""
+    K = mp.factorial(n) * (mp.pi / 2) ** n
+    jmax = 2 * int(1.5 * K) + 101  # beyond e K, where the series terms are negligible
+    M = f3_moments(n, jmax, step_scale * mp.mpf("1.6") / mp.mp.dps)
+    half = mp.pi / 2
+
+    def prod(j):
+        p = half ** (n * j)
+        for i in range(1, n + 1):
+            p *= mp.mpf(i) ** j * M[i - 1][(j - 1) // 2]
+        return p
+
+    return sine_series(prod, len(M[0]))
+
+
+f3 = f3_quad  # the name of the first method
+
+
 def stable(fn, n, dps):
     """fn(n) at two working precisions; returns the value when they agree to 1e-30."""
     values = []
@@ -118,6 +195,16 @@ def stable(fn, n, dps):
     return values[1]
 
 
+def stable_nodes(fn, n, dps):
+    """stable(), and fn(n, step_scale=0.75) (a finer quadrature step) at the higher precision
+    agreeing to 1e-30 too."""
+    value = stable(fn, n, dps)
+    finer = fn(n, step_scale=0.75)
+    if abs(finer - value) > mp.mpf(10) ** (-30) * abs(value):
+        raise RuntimeError(f"{fn.__name__}({n}) depends on the step: {value} {finer}")
+    return value
+
+
 def main():
     mp.mp.dps = 30
     only = sys.argv[2:] or ["f1", "f2", "f3", "f4"]
@@ -127,11 +214,13 @@ def main():
         print("f2", [mp.nstr(stable(f2, n, 50), 20) for n in range(1, 17)])
     if "f4" in only:
         print("f4", [mp.nstr(stable(f4, n, 120 + 25 * n * n), 20) for n in range(1, 11)])
-    nmax3 = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+    nmax3 = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     # the largest term of the f3 series is about exp(n! (pi/2)^n): digits to spare beyond that
     digits = lambda n: 40 + int(1.2 * mp.factorial(n) * (mp.pi / 2) ** n / mp.log(10))
     if "f3" in only:
-        print("f3", [mp.nstr(stable(f3, n, digits(n)), 20) for n in range(1, nmax3 + 1)])
+        print("f3", [mp.nstr(stable_nodes(f3_tanh_sinh, n, digits(n)), 20) for n in range(1, nmax3 + 1)])
+    if "f3_quad" in only:  # the first method, for comparison (n = 4 takes long)
+        print("f3_quad", [mp.nstr(stable(f3_quad, n, digits(n)), 20) for n in range(1, nmax3 + 1)])
     print("f5", [n / 2 for n in range(1, 17)])
 
 
