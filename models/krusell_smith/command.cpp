@@ -367,12 +367,13 @@ class Command final : public cli::Command {
                    "How the panel step finds an agent's k cell: power (closed-form inverse of the power grid, "
                    "one record per cell), bucket (bucket table and binary search, four coefficient reads; the same "
                    "results) or scratch (power with the period's records copied into team scratch memory first: "
-                   "shared-memory gathers on a GPU; per-team sums, so K differs in the last bits)")
+                   "shared-memory gathers on a GPU, the fastest there in double; per-team sums, so K differs in the last bits)")
         ->check(CLI::IsMember({"power", "bucket", "scratch"}))
         ->capture_default_str();
     sub.add_option("--panel-teams", p.panel_teams,
                    "With --panel-locate scratch: teams per panel step, each copying the records once "
-                   "(0: automatic, about 16 agents per hardware thread)")
+                   "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
+                   "about one per thread)")
         ->capture_default_str();
     sub.add_option("--panel-start", o_.panel_start,
                    "carry: each panel simulation starts from the previous one's final cross-section until the "
