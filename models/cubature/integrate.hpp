@@ -798,6 +798,17 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     budget_hit = true;
     done = true;
   };
+  // Unfinished regions finished as they are (filter_smallest, finish_below): their sums move from
+  // the unfinished totals to the finished ones.
+  auto finish = [&](auto const& sums) {
+    fin_est += sums.estimate;
+    fin_err += sums.error;
+    fin_regions += sums.regions;
+    bad_volume -= sums.volume;
+    bad_error -= sums.error;
+    bad -= sums.regions;
+    res.history.back().bad = bad;
+  };
   int chunk_iterations = 0;  // since the current list started (the iteration limit counts these)
 
   {
@@ -935,14 +946,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
               space, current, count, n, box_half, flag, offset, terms, capacity / 2,
               0.5 * std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve));
           if (filtered.regions > 0) {
-            fin_est += filtered.estimate;
-            fin_err += filtered.error;
-            fin_regions += filtered.regions;
-            bad_volume -= filtered.volume;
-            bad_error -= filtered.error;
-            bad -= filtered.regions;
+            finish(filtered);
             res.filtered_regions += filtered.regions;
-            res.history.back().bad = bad;
           }
         }
         if (2 * bad * points > left && (parking || 2 * bad <= capacity)) {
@@ -956,13 +961,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                                                                                offset, terms, affordable, inf)
                                : detail::finish_below<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
                                                                             offset, terms, inf, inf);
-          fin_est += cut.estimate;
-          fin_err += cut.error;
-          fin_regions += cut.regions;
-          bad_volume -= cut.volume;
-          bad_error -= cut.error;
-          bad -= cut.regions;
-          res.history.back().bad = bad;
+          finish(cut);
           if (bad == 0) {
             stop_at_budget();
             break;
@@ -1067,7 +1066,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     terms = {};
     parent_estimate = {};
     double const kept_bytes = double(current.estimate.extent(0)) * ((2 * n + 2) * sizeof(Real) + sizeof(int)) +
-                              double(count) * (4 * sizeof(double) + 3 * sizeof(std::int64_t));
+                              double(count) * (3 * sizeof(double) + 4 * sizeof(std::int64_t));
     double const heap_bytes = std::max(memory_bytes - kept_bytes, memory_bytes / 8);
     int const stride = 2 * n + 3;
     int const heap_capacity =
