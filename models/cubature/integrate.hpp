@@ -602,6 +602,7 @@ struct PendingChunk {
   std::vector<Real> parent;        // count / siblings (empty unless the two-level check is on)
   double estimate = 0, error = 0, volume = 0;
   double reserve = 0;  // the share of the tolerance set aside for these regions when they were parked
+  std::int64_t budget = 0;  // the share of the evaluation budget set aside for them then
   double bytes() const { return double(center.size() + half.size() + parent.size()) * sizeof(Real); }
 };
 
@@ -764,7 +765,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   std::vector<detail::PendingChunk<Real>> parked;
   struct ParkedSums {
     double estimate = 0, error = 0, volume = 0, bytes = 0, reserve = 0;
-    std::int64_t parents = 0;
+    std::int64_t parents = 0, budget = 0;
   };
   auto parked_sums = [&]() {  // in stack order: the same sums on every backend
     ParkedSums t;
@@ -774,6 +775,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       t.volume += c.volume;
       t.bytes += c.bytes();
       t.reserve += c.reserve;
+      t.budget += c.budget;
       t.parents += c.count / std::max(1, c.siblings);
     }
     return t;
@@ -810,6 +812,74 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     res.history.back().bad = bad;
   };
   int chunk_iterations = 0;  // since the current list started (the iteration limit counts these)
+  // The current list is done: refine the newest parked pieces next; false when the budget cannot
+  // evaluate them (their parents' values then stand and the run stops).
+  auto unpark_next = [&]() {
+    if (parked.back().count * points > opt.max_evaluations - res.evaluations) {
+      stop_at_budget();
+      return false;
+    }
+    detail::PendingChunk<Real> c = std::move(parked.back());
+    parked.pop_back();
+    waiting = parked_sums();
+    ensure_list(current, c.count);
+    ensure_parents(std::int64_t(c.parent.size()));
+    detail::unpark(space, c, n, current, parent_estimate);
+    siblings = c.siblings;
+    count = c.count;
+    active_volume = c.volume;
+    chunk_iterations = 0;
+    return true;
+  };
+  // Parks the d pieces of the bad regions [p_begin, p_end) of the current list, in chunks that fit
+  // the list. Each chunk takes its volume's share of the tolerance left now, set aside until it is
+  // refined: regions finished in the meantime cannot use it up (without the reserve, the first
+  // pieces spend the tolerance and the last ones are refined without end). On top of the stack
+  // (the first chunk on top) each also takes its share of the evaluations left (half by its number
+  // of regions, half by their error, as phase 2 shares them): without it a binding budget went to
+  // the first chunks refined and left the others at their parents' values (f3 5-D, 2e12
+  // evaluations: 1.3e8 regions unrefined, true error 1.2e-6 against 5.1e-8 with 1e11 evaluations
+  // and no parking). At the bottom (deferred: see below) nothing is set aside.
+  auto park_pieces = [&](std::int64_t p_begin, std::int64_t p_end, int d, bool bottom) {
+    std::int64_t const per_chunk = std::max<std::int64_t>(1, capacity / d);
+    double const density = std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve) / std::max(bad_volume, 1e-300);
+    double const evaluations_left =
+        bottom ? 0.0 : double(std::max<std::int64_t>(0, opt.max_evaluations - waiting.budget - res.evaluations));
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    for (std::int64_t p0 = p_begin; p0 < p_end; p0 += per_chunk) ranges.emplace_back(p0, std::min(p_end, p0 + per_chunk));
+    std::vector<detail::PendingChunk<Real>> chunks;
+    for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
+      std::int64_t const p0 = r->first, p1 = r->second;
+      ensure_list(next, (p1 - p0) * d);
+      ensure_parents(p1 - p0);
+      detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next,
+                                                  nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), p0, p1);
+      auto const sums = detail::flagged_range_sums<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
+                                                                        offset, terms, p0, p1);
+      auto c = detail::park<ExecutionSpace, Real>(space, next, (p1 - p0) * d, n, d, parent_estimate,
+                                                  nulls.sharp ? p1 - p0 : 0);
+      c.estimate = sums[0];
+      c.error = sums[1];
+      c.volume = sums[2];
+      c.reserve = density * c.volume;
+      double const by_count = double(p1 - p0) / double(bad);
+      double const share = 0.5 * by_count + 0.5 * (bad_error > 0 ? c.error / bad_error : by_count);
+      c.budget = std::int64_t(evaluations_left * share);
+      active_volume -= c.volume;
+      chunks.push_back(std::move(c));
+      ++res.parked_chunks;
+    }
+    if (bottom)
+      parked.insert(parked.begin(), std::make_move_iterator(chunks.rbegin()), std::make_move_iterator(chunks.rend()));
+    else
+      parked.insert(parked.end(), std::make_move_iterator(chunks.begin()), std::make_move_iterator(chunks.end()));
+    waiting = parked_sums();
+    res.peak_host_mb = std::max(res.peak_host_mb, waiting.bytes / 1048576.0);
+  };
+  // Host bytes of the d pieces of `regions` parked regions.
+  auto parked_bytes = [&](std::int64_t regions, int d) {
+    return double(regions) * d * (2.0 * n + (nulls.sharp ? 1.0 / d : 0.0)) * sizeof(Real);
+  };
 
   {
     timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase1");
@@ -904,22 +974,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                       ", integral " + detail::short_number(total_est) +
                       ", tolerance " + detail::short_number(tol_now) +
                       (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
-      if (bad == 0 && !parked.empty() && parked.back().count * points > opt.max_evaluations - res.evaluations) {
-        stop_at_budget();  // the budget cannot evaluate the next pieces: their parents' values stand
-        break;
-      }
       if (bad == 0 && !parked.empty()) {
-        // The current list is done: refine the newest parked pieces next.
-        detail::PendingChunk<Real> c = std::move(parked.back());
-        parked.pop_back();
-        waiting = parked_sums();
-        ensure_list(current, c.count);
-        ensure_parents(std::int64_t(c.parent.size()));
-        detail::unpark(space, c, n, current, parent_estimate);
-        siblings = c.siblings;
-        count = c.count;
-        active_volume = c.volume;
-        chunk_iterations = 0;
+        if (!unpark_next()) break;
         continue;
       }
       if (bad == 0) {
@@ -932,8 +988,9 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
 
       // Paper: split the bad regions into d pieces each (the list then holds about
       // max_regions); hand over once phase2_regions are bad. Improved: bisect them while the
-      // list fits `capacity`, finishing the regions of smallest error when it would not.
-      std::int64_t const left = opt.max_evaluations - res.evaluations;
+      // list fits `capacity`, finishing the regions of smallest error when it would not. What the
+      // list may spend leaves out the budget set aside for parked regions.
+      std::int64_t const left = std::max<std::int64_t>(0, opt.max_evaluations - waiting.budget - res.evaluations);
       int d = 2;
       bool handover = false;
       if (paper) {
@@ -949,6 +1006,14 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
             finish(filtered);
             res.filtered_regions += filtered.regions;
           }
+        }
+        if (2 * bad * points > left && parking && waiting.budget > 0 && waiting.bytes + parked_bytes(bad, 2) <= host_bytes) {
+          // The list has spent its share of the budget while parked chunks hold theirs: its pieces
+          // are deferred to the bottom of the stack, refined with what the chunks above leave
+          // (finishing them as they are now would waste what those chunks do not spend).
+          park_pieces(0, bad, 2, true);
+          if (!unpark_next()) break;
+          continue;
         }
         if (2 * bad * points > left && (parking || 2 * bad <= capacity)) {
           // The budget cannot split every unfinished region: split the worst ones it pays for and
@@ -975,37 +1040,10 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         // Keep the first capacity / 4 bad regions (their pieces fill half a list) and park the
         // pieces of the others, in chunks of a list's worth; the first chunk ends on top.
         std::int64_t const keep = std::max<std::int64_t>(1, capacity / (2 * d));
-        std::int64_t const per_chunk = std::max<std::int64_t>(1, capacity / d);
-        double const bytes = double(bad - keep) * d * (2.0 * n + (nulls.sharp ? 1.0 / d : 0.0)) * sizeof(Real);
-        if (waiting.bytes + bytes > host_bytes) {
+        if (waiting.bytes + parked_bytes(bad - keep, d) > host_bytes) {
           handover = true;  // host memory full: phase 2's heaps take the list
         } else {
-          // Each chunk takes its volume's share of the tolerance left now, set aside until it is
-          // refined: regions finished in the meantime cannot use it up (without the reserve, the
-          // first pieces spend the tolerance and the last ones are refined without end).
-          double const density = std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve) / std::max(bad_volume, 1e-300);
-          std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
-          for (std::int64_t p0 = keep; p0 < bad; p0 += per_chunk) ranges.emplace_back(p0, std::min(bad, p0 + per_chunk));
-          for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
-            std::int64_t const p0 = r->first, p1 = r->second;
-            ensure_list(next, (p1 - p0) * d);
-            ensure_parents(p1 - p0);
-            detail::split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next,
-                                                        nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), p0, p1);
-            auto const sums = detail::flagged_range_sums<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
-                                                                              offset, terms, p0, p1);
-            auto c = detail::park<ExecutionSpace, Real>(space, next, (p1 - p0) * d, n, d, parent_estimate,
-                                                        nulls.sharp ? p1 - p0 : 0);
-            c.estimate = sums[0];
-            c.error = sums[1];
-            c.volume = sums[2];
-            c.reserve = density * c.volume;
-            active_volume -= c.volume;
-            parked.push_back(std::move(c));
-            ++res.parked_chunks;
-          }
-          waiting = parked_sums();
-          res.peak_host_mb = std::max(res.peak_host_mb, waiting.bytes / 1048576.0);
+          park_pieces(keep, bad, d, false);
           split_parents = keep;
         }
       }

@@ -51,7 +51,7 @@ struct Options {
   bool restart_panel = false;
   std::string interp = "catmull-rom";
   std::string panel_launch = "graph";
-  std::string panel_locate = "power";
+  std::string panel_locate = "auto";
   std::string policy_method = "endogenous-grid";
   std::string employment_draw = "exact";
   std::string panel_start = "carry";
@@ -182,9 +182,10 @@ Params resolve(Options const& o, Precision precision) {
   }
   p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
   p.panel_launch = o.panel_launch == "kernels" ? PanelLaunch::kernels : PanelLaunch::graph;
-  p.panel_locate = o.panel_locate == "bucket" ? PanelLocate::bucket
+  p.panel_locate = o.panel_locate == "bucket"    ? PanelLocate::bucket
                   : o.panel_locate == "scratch" ? PanelLocate::scratch
-                                                : PanelLocate::power;
+                  : o.panel_locate == "power"   ? PanelLocate::power
+                                                : PanelLocate::automatic;
   p.panel_start = o.panel_start == "fixed" ? PanelStart::fixed : PanelStart::carry;
   p.employment_draw = o.employment_draw == "independent" ? EmploymentDraw::independent : EmploymentDraw::exact;
   p.policy_method = o.policy_method == "time-iteration" ? PolicyMethod::time_iteration : PolicyMethod::endogenous_grid;
@@ -366,9 +367,10 @@ class Command final : public cli::Command {
     sub.add_option("--panel-locate", o_.panel_locate,
                    "How the panel step finds an agent's k cell: power (closed-form inverse of the power grid, "
                    "one record per cell), bucket (bucket table and binary search, four coefficient reads; the same "
-                   "results) or scratch (power with the period's records copied into team scratch memory first: "
-                   "shared-memory gathers on a GPU, the fastest there in double; per-team sums, so K differs in the last bits)")
-        ->check(CLI::IsMember({"power", "bucket", "scratch"}))
+                   "results), scratch (power with the period's records copied into team scratch memory first: "
+                   "shared-memory gathers on a GPU; per-team sums, so K differs in the last bits) or auto "
+                   "(scratch in double on a GPU, where it is the fastest; power otherwise)")
+        ->check(CLI::IsMember({"auto", "power", "bucket", "scratch"}))
         ->capture_default_str();
     sub.add_option("--panel-teams", p.panel_teams,
                    "With --panel-locate scratch: teams per panel step, each copying the records once "

@@ -25,7 +25,8 @@ enum class PanelLaunch { graph, kernels };
 // memory: on a GPU an agent's record read is then a shared-memory gather instead of one L1
 // wavefront per lane (the bound of `power` at 10^7 agents); the sum is reduced per team, so
 // K differs from `power` in the last bits. Falls back to `power` when the records do not fit.
-enum class PanelLocate { power, bucket, scratch };
+// automatic: scratch for double on a GPU (the fastest there, measured on an H200), power elsewhere.
+enum class PanelLocate { power, bucket, scratch, automatic };
 // How the individual policy is solved from the Euler equation: endogenous grid points (default;
 // no root finding, no interpolation of next period's policy in k) or damped time iteration at the
 // k nodes as in Maliar, Maliar & Valli's INDIVIDUAL.m (next period's policy interpolated at k').
@@ -96,7 +97,7 @@ struct Params {
   std::uint64_t seed = 20100101;
   Interp interp = Interp::catmull_rom;
   PanelLaunch panel_launch = PanelLaunch::graph;
-  PanelLocate panel_locate = PanelLocate::power;
+  PanelLocate panel_locate = PanelLocate::automatic;
   int panel_teams = 0;  // scratch: teams per panel step (0: automatic)
   EmploymentDraw employment_draw = EmploymentDraw::exact;
   PanelStart panel_start = PanelStart::carry;
@@ -119,7 +120,10 @@ inline std::string to_string(PolicyMethod m) {
 inline std::string to_string(PanelStart m) { return m == PanelStart::carry ? "carry" : "fixed"; }
 inline std::string to_string(EmploymentDraw m) { return m == EmploymentDraw::exact ? "exact" : "independent"; }
 inline std::string to_string(PanelLocate m) {
-  return m == PanelLocate::power ? "power" : (m == PanelLocate::bucket ? "bucket" : "scratch");
+  return m == PanelLocate::power    ? "power"
+         : m == PanelLocate::bucket ? "bucket"
+         : m == PanelLocate::scratch ? "scratch"
+                                     : "auto";
 }
 
 inline void validate(Params const& p) {

@@ -621,10 +621,24 @@ struct PanelStepPower {
 // PanelStepPower with the period's records in team scratch memory (PanelLocate::scratch). A team
 // copies the 2 (nk - 1) cubics and the nk nodes once, then steps a contiguous chunk of agents:
 // the same cell, t and cubic as PanelStepPower, so the same k'; the sum is reduced per team.
-template <class ExecSpace, class Real>
+// Each thread loads the capital and employment of Unroll agents (a team size apart, so every
+// load is coalesced) before it steps any of them: Unroll independent loads in flight per thread,
+// which the step needs to cover memory latency with one wave of teams (Little's law). On the H200
+// (10^7 agents, 500x50, double) Unroll 2 took the panel from 0.118 s to 0.099 s; 4 and 8 took
+// 0.139 and 0.116 s: 58 and 78 registers instead of 48, fewer teams per multiprocessor.
+// On a GPU the team is max_team threads and the launch bounds hold min_teams teams per
+// multiprocessor by registers (48 in double, 32 in float at Unroll 2), so the league of one full
+// wave (run::resident_teams) is known.
+#ifndef PARITY_KS_PANEL_UNROLL
+#define PARITY_KS_PANEL_UNROLL 2
+#endif
+template <class ExecSpace, class Real, int Unroll = PARITY_KS_PANEL_UNROLL>
 struct PanelStepScratch {
+  static_assert(Unroll >= 1);
+  static constexpr unsigned max_team = 256, min_teams = sizeof(Real) == 8 ? 5 : 8;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<max_team, min_teams>>;
   using Mem = typename ExecSpace::memory_space;
-  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Member = typename Policy::member_type;
   struct alignas(4 * sizeof(Real)) Cubic {  // one vector load on a GPU
     Real a[4];
   };
@@ -653,18 +667,33 @@ struct PanelStepScratch {
     team.team_barrier();
     long const begin = long(team.league_rank()) * chunk;
     long const end = begin + chunk < agents ? begin + chunk : agents;
+    long const stride = team.team_size();
     double part = 0;
+    // Thread r steps agents begin + r + stride (Unroll q + u), u = 0..Unroll-1, for q = 0, 1, ...
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end),
-        [&](long i, double& sum) {
-          Real const x = power.clamp(power.k(i));
-          int c = power.cell_guess(x);
-          while (c > 0 && x < node(c)) --c;
-          while (c < cells - 1 && x >= node(c + 1)) ++c;
-          Cubic const r = cubic(long(power.employment(i)) * cells + c);
-          Real const kp = power.next_capital(r.a, (x - node(c)) / (node(c + 1) - node(c)));
-          power.k(i) = kp;
-          sum += double(kp);
+        Kokkos::TeamThreadRange(team, team.team_size()),
+        [&](int r, double& sum) {
+          for (long first = begin + r; first < end; first += Unroll * stride) {
+            Real x[Unroll];
+            int e[Unroll];
+            for (int u = 0; u < Unroll; ++u) {
+              long const i = first + u * stride;
+              x[u] = i < end ? power.k(i) : power.lo;
+              e[u] = i < end ? power.employment(i) : 0;
+            }
+            for (int u = 0; u < Unroll; ++u) {
+              long const i = first + u * stride;
+              if (i >= end) break;
+              Real const xu = power.clamp(x[u]);
+              int c = power.cell_guess(xu);
+              while (c > 0 && xu < node(c)) --c;
+              while (c < cells - 1 && xu >= node(c + 1)) ++c;
+              Cubic const rc = cubic(long(e[u]) * cells + c);
+              Real const kp = power.next_capital(rc.a, (xu - node(c)) / (node(c + 1) - node(c)));
+              power.k(i) = kp;
+              sum += double(kp);
+            }
+          }
         },
         part);
     Kokkos::single(Kokkos::PerTeam(team), [&] { acc += part; });
@@ -705,7 +734,10 @@ class PanelSimulation {
     bool const cubic = p.interp == Interp::catmull_rom;
     int const cells = axk.size() - 1;
     using Scratch = kernels::PanelStepScratch<ExecSpace, Real>;
-    if (locate_ == PanelLocate::scratch && Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0) < int(Scratch::scratch_bytes(cells)))
+    bool const gpu = run::resident_teams(space_, 1, 0) > 0;  // the backend counts resident teams: a GPU
+    if (locate_ == PanelLocate::automatic)
+      locate_ = gpu && std::is_same_v<Real, double> ? PanelLocate::scratch : PanelLocate::power;
+    if (locate_ == PanelLocate::scratch && Scratch::Policy::scratch_size_max(0) < int(Scratch::scratch_bytes(cells)))
       locate_ = PanelLocate::power;  // the records do not fit a team's scratch: same k' from global memory
     bool const records = locate_ != PanelLocate::bucket;
     // The k axis is the power grid of solve(): nodes lo + (hi - lo) s^k_power.
@@ -714,15 +746,17 @@ class PanelSimulation {
       // A team copies the records once for `chunk` agents, at least 16 per thread, so on a GPU the
       // copies cost a fraction of the agents' bytes. Teams split the agents statically, so the
       // league is one full wave where the backend says how many teams it holds at once
-      // (run::resident_teams; on the H200 in double 5 per multiprocessor: 660 teams took 0.119 s
-      // per panel, 792 teams 0.175 s for their second, mostly idle wave, 1,056 teams 0.152 s); on
-      // hosts (team size 1) about one chunk per thread. --panel-teams overrides the league.
-      Kokkos::TeamPolicy<ExecSpace> probe(space_, 1, Kokkos::AUTO);
+      // (run::resident_teams, at most the launch bounds' teams per multiprocessor; on the H200 in
+      // double 5: 660 teams took 0.119 s per panel before the unrolled loads, 792 teams 0.175 s for
+      // their second, mostly idle wave, 1,056 teams 0.152 s); on hosts (team size 1) about one
+      // chunk per thread. --panel-teams overrides the league.
+      typename Scratch::Policy probe(space_, 1, Kokkos::AUTO);
       probe.set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(cells)));
       Scratch const f{{emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells},
                       N_, 1};
-      team_size_ = probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
-      long const wave = run::resident_teams(space_, team_size_, Scratch::scratch_bytes(cells));
+      team_size_ = gpu ? int(Scratch::max_team) : probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
+      long const wave = run::resident_teams(space_, team_size_, Scratch::scratch_bytes(cells),
+                                            int(Scratch::max_team * Scratch::min_teams) / team_size_);
       long const threads = std::max<long>(1, long(space_.concurrency()));
       long const per_thread = std::max<long>(16, (N_ + threads - 1) / threads);
       long const min_chunk = 16L * team_size_;
@@ -819,7 +853,7 @@ class PanelSimulation {
         reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t], sum_);
       else if (locate_ == PanelLocate::scratch)
         reduce_kernel(std::string("parity::krusell_smith::panel_step_scratch"),
-                      Kokkos::TeamPolicy<ExecSpace>(space_, league_, team_size_)
+                      typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
                           .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
                                                    int(rec_.extent(0) / 2)))),
                       scratch_steps_[t], sum_);

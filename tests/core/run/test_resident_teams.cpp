@@ -47,4 +47,21 @@ TEST(ResidentTeams, AllCountedTeamsRunAtOnce) {
   }
 }
 
+TEST(ResidentTeams, CapPerMultiprocessor) {
+  // A kernel's launch bounds may hold fewer teams per multiprocessor than threads and shared memory
+  // allow: the cap gives that many on each multiprocessor.
+  ExecSpace space;
+  long const free = parity::run::resident_teams(space, 256, 0);
+  long const one = parity::run::resident_teams(space, 256, 0, 1), two = parity::run::resident_teams(space, 256, 0, 2);
+  if (free == 0) {
+    EXPECT_EQ(one, 0) << "host backends give no figure";
+    return;
+  }
+  ASSERT_GT(one, 0);  // one team per multiprocessor
+  EXPECT_EQ(two, 2 * one);
+  EXPECT_EQ(free % one, 0);
+  EXPECT_GE(free, 4 * one) << "256-thread teams without scratch: at least 4 per multiprocessor";
+  EXPECT_EQ(parity::run::resident_teams(space, 256, 0, 1000), free) << "a cap above the limit changes nothing";
+}
+
 }  // namespace parity_test_resident_teams

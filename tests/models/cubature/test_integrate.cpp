@@ -473,6 +473,24 @@ TEST(CubatureIntegrate, ImprovedModeParksRegionsOnTheHost) {
   EXPECT_EQ(ample.parked_chunks, 0);
   EXPECT_EQ(ample.status, cub::Status::converged);
   EXPECT_LE(std::abs(ample.integral - r.integral), 2 * tol * exact);
+  // A budget that stops the run (it converges with ~1.8e7): parked chunks keep shares of it, so it
+  // is spread over all of them about as the breadth-first run with ample memory spreads it (true
+  // error 3.2e-9 at 5e6 evaluations; parking 2.6e-9, and 1.4e-6 before the shares, when the first
+  // chunks refined took the whole budget).
+  o.max_evaluations = 5'000'000;
+  auto const spread = genz(Family::product_peak, a, u, tol, o);
+  o.max_memory_mb = 0.1;
+  auto const shared = genz(Family::product_peak, a, u, tol, o);
+  std::cout << "  budget 5e6: ample memory true rel error " << std::abs(spread.integral - exact) / exact
+            << ", parking " << std::abs(shared.integral - exact) / exact << " (" << shared.parked_chunks
+            << " chunks, " << shared.unrefined_regions << " regions unrefined)\n";
+  EXPECT_EQ(spread.status, cub::Status::budget_exhausted);
+  EXPECT_EQ(shared.status, cub::Status::budget_exhausted);
+  EXPECT_GT(shared.parked_chunks, 0);
+  EXPECT_LE(shared.evaluations, o.max_evaluations);
+  EXPECT_LE(std::abs(shared.integral - exact), shared.error);
+  EXPECT_LE(std::abs(shared.integral - exact), 10 * std::abs(spread.integral - exact) + 1e-12 * exact);
+  o.max_evaluations = 50'000'000;
   // Host memory too small for the parked pieces: phase 2's heaps take the list as before.
   o.max_memory_mb = 0.1;
   o.max_host_memory_mb = 1e-4;

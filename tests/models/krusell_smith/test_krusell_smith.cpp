@@ -263,7 +263,7 @@ void closed_form_cell_equals_bucket_lookup() {
       for (std::size_t w = 0; w < wh.size(); ++w) wh(w) = 0x9e3779b9u * std::uint32_t(w + 1);  // mixed bits
       Kokkos::deep_copy(words, wh);
       Kokkos::View<Real*, MemSpace> k1("k1", N), k2("k2", N), k3("k3", N);
-      auto xh = Kokkos::create_mirror_view(k1);
+      auto xh = Kokkos::create_mirror(k1);  // a copy: on host backends a mirror view would be k1 itself
       for (long i = 0; i < N; ++i) xh(i) = x[i];
       Kokkos::deep_copy(k1, xh);
       Kokkos::deep_copy(k2, xh);
@@ -287,26 +287,36 @@ void closed_form_cell_equals_bucket_lookup() {
             ks::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
                                                         Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
             s2);
-        // The scratch step (PanelLocate::scratch), 3 teams of 7 agents each: the same k'.
-        using Scratch = ks::kernels::PanelStepScratch<ExecSpace, Real>;
+        auto const k2h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
+        // The scratch step (PanelLocate::scratch): the same k' in teams of 7 agents and in one team of
+        // all, and whatever number of agents a thread loads ahead (Unroll).
         double s3 = 0;
-        long const chunk = 7;
-        Kokkos::parallel_reduce("parity::test::ks_scratch",
-                                Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
-                                    .set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(nk - 1))),
-                                Scratch{{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
-                                         float(1.0 / power), nk - 1},
-                                        N, chunk},
-                                s3);
-        auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
-        auto r2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
-        auto r3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k3);
-        for (long i = 0; i < N; ++i) {
-          ASSERT_EQ(r1(i), r2(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
-          ASSERT_EQ(r3(i), r2(i)) << "scratch: nk " << nk << " power " << power << " k " << x[i] << " " << sizeof(Real);
+        for (long chunk : {7L, N}) {
+          auto const scratch = [&](auto unrolled) {
+            constexpr int Unroll = decltype(unrolled)::value;
+            using Scratch = ks::kernels::PanelStepScratch<ExecSpace, Real, Unroll>;
+            Kokkos::deep_copy(k3, xh);
+            Kokkos::parallel_reduce("parity::test::ks_scratch",
+                                    Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
+                                        .set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(nk - 1))),
+                                    Scratch{{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
+                                             float(1.0 / power), nk - 1},
+                                            N, chunk},
+                                    s3);
+            auto r3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k3);
+            for (long i = 0; i < N; ++i)
+              ASSERT_EQ(r3(i), k2h(i)) << "scratch: nk " << nk << " power " << power << " k " << x[i] << " "
+                                       << sizeof(Real) << " chunk " << chunk << " unroll " << Unroll;
+            EXPECT_NEAR(s3, s2, 1e-12 * std::abs(s2)) << "the same terms, summed per team and thread";
+          };
+          scratch(std::integral_constant<int, 1>{});
+          scratch(std::integral_constant<int, 3>{});
+          scratch(std::integral_constant<int, 4>{});
         }
+        auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
+        for (long i = 0; i < N; ++i)
+          ASSERT_EQ(r1(i), k2h(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
         EXPECT_EQ(s1, s2);
-        EXPECT_NEAR(s3, s2, 1e-12 * std::abs(s2));  // the same terms, summed per team
         Kokkos::deep_copy(k1, xh);
         Kokkos::deep_copy(k2, xh);
         Kokkos::deep_copy(k3, xh);
