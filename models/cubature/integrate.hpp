@@ -1027,6 +1027,10 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                                : detail::finish_below<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
                                                                             offset, terms, inf, inf);
           finish(cut);
+          if (bad == 0 && !parked.empty() && waiting.budget > 0) {
+            if (!unpark_next()) break;  // the list spent its share; parked chunks hold theirs
+            continue;
+          }
           if (bad == 0) {
             stop_at_budget();
             break;
