@@ -69,6 +69,11 @@ class KrusellSmithCli(CliTestCase):
             self.assertLess(res["den_haan_accuracy"]["max_error_pct"], 2.0)
             self.assertEqual(res["shocks"]["unemployment_max_deviation_agents"], 0)
             self.assertIn("exact unemployment", doc["parameters"]["employment_shocks"])
+            # --panel-locate auto (default) resolves to scratch in double on a GPU, power elsewhere.
+            self.assertEqual(doc["parameters"]["panel_locate"], "auto")
+            gpu = doc["backend"]["backend"] in ("cuda", "hip", "sycl")
+            double = doc["precision"] == "double"
+            self.assertEqual(res["panel_locate"], "scratch" if gpu and double else "power")
             for phase in ("shocks", "policy", "panel", "regression"):
                 self.assertIn(phase, doc["timing"]["phases"])
             P = np.array(res["transition_matrix"])
