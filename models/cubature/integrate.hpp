@@ -24,8 +24,9 @@
 // are (breadth-first to the end of the budget; phase 2 is not needed for it). With
 // `max_host_memory_mb` > 0, a list that would outgrow `max_memory_mb` is refined in pieces: the
 // pieces of all but the first bad regions are parked in host memory (a stack, newest first), each
-// with its volume's share of the tolerance set aside, and come back when the current list is
-// done, so device memory stays bounded without phase 2 (for tight tolerances with large budgets).
+// with its volume's share of the tolerance and a share of the evaluations left set aside, and come
+// back when the current list is done, so device memory stays bounded without phase 2 (for tight
+// tolerances with large budgets).
 // Otherwise, and when the host memory is full, the list goes to phase 2.
 //
 // Phase 2 (depth-first, one region per team): each remaining region runs a sequential

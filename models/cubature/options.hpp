@@ -104,8 +104,8 @@ struct Result {
   std::int64_t filtered_regions = 0;         // regions finished by the memory filter (improved mode)
   std::int64_t parked_chunks = 0;            // improved mode: pieces of the list parked on the host
   double peak_host_mb = 0.0;                 // most host memory the parked pieces held at once
-  std::int64_t unrefined_regions = 0;        // parked regions left at their parents' values (host
-                                             // memory or iteration limit reached)
+  std::int64_t unrefined_regions = 0;        // parked regions left at their parents' values (the
+                                             // budget, host memory or iteration limit stopped the run)
   Mode mode = Mode::improved;
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   int heap_capacity = 0;
