@@ -198,14 +198,23 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
       KOKKOS_LAMBDA(int t, Sums<2>& acc) {
+        // Every load first: the stores below may alias them in the compiler's view, which
+        // otherwise issued each oscillator's load only after the previous one's stores (four
+        // memory latencies in turn per thread); here they overlap the Philox block as well.
+        Real xs[per_block], om[per_block];
+        for (int k = 0; k < per_block; ++k) {
+          int const i = t + k * blocks;
+          xs[k] = i < n ? x(i) : Real(0);
+          om[k] = i < n ? omega(i) : Real(0);
+        }
         Sums<2> const s0 = sc();
         Real gdw[per_block];
         noise.block(step, t, gdw);
         for (int k = 0; k < per_block; ++k) {
           int const i = t + k * blocks;
           if (i >= n) break;
-          Real const xi = x(i);
-          Real const f0 = mean_field_drift(xi, omega(i), k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+          Real const xi = xs[k];
+          Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
           Real const p = xi + f0 * dt + gdw[k];
           if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
             y(i) = xi + f0 * half_dt + gdw[k];
@@ -220,14 +229,27 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
       },
       Kokkos::Sum<Sums<2>, Mem>(srk2 ? sc_pred : sc_next));
   if constexpr (srk2) {
+    // The same oscillators per thread as the predictor, loads first (one oscillator per thread
+    // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-        KOKKOS_LAMBDA(int i, Sums<2>& acc) {
+        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
+          Real ys[per_block], ps[per_block], om[per_block];
+          for (int k = 0; k < per_block; ++k) {
+            int const i = t + k * blocks;
+            ys[k] = i < n ? y(i) : Real(0);
+            ps[k] = i < n ? xp(i) : Real(0);
+            om[k] = i < n ? omega(i) : Real(0);
+          }
           Sums<2> const s1 = sc_pred();
-          Real const f1 = mean_field_drift(xp(i), omega(i), k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
-          Real const xn = wrap_phase(y(i) + f1 * half_dt);
-          x(i) = xn;
-          add_phase(acc, xn);
+          for (int k = 0; k < per_block; ++k) {
+            int const i = t + k * blocks;
+            if (i >= n) break;
+            Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+            Real const xn = wrap_phase(ys[k] + f1 * half_dt);
+            x(i) = xn;
+            add_phase(acc, xn);
+          }
         },
         Kokkos::Sum<Sums<2>, Mem>(sc_next));
   }

@@ -473,10 +473,11 @@ TEST(CubatureIntegrate, ImprovedModeParksRegionsOnTheHost) {
   EXPECT_EQ(ample.parked_chunks, 0);
   EXPECT_EQ(ample.status, cub::Status::converged);
   EXPECT_LE(std::abs(ample.integral - r.integral), 2 * tol * exact);
-  // A budget that stops the run (it converges with ~1.8e7): parked chunks keep shares of it, so it
-  // is spread over all of them about as the breadth-first run with ample memory spreads it (true
-  // error 3.2e-9 at 5e6 evaluations; parking 2.6e-9, and 1.4e-6 before the shares, when the first
-  // chunks refined took the whole budget).
+  // A budget that stops the run (it converges with ~2e7): parked chunks keep shares of it, so it
+  // is spread over all of them, if less evenly than the breadth-first run with ample memory spreads
+  // it (true error at 5e6 evaluations: ample memory 2.5e-9; parking 1.4e-8, the deferred chunks the
+  // budget does not reach staying at their parents' values; 1.4e-6 before the shares, when the
+  // first chunks refined took the whole budget).
   o.max_evaluations = 5'000'000;
   auto const spread = genz(Family::product_peak, a, u, tol, o);
   o.max_memory_mb = 0.1;
@@ -497,6 +498,43 @@ TEST(CubatureIntegrate, ImprovedModeParksRegionsOnTheHost) {
   auto const fallback = genz(Family::product_peak, a, u, tol, o);
   EXPECT_GT(fallback.phase2_regions, 0);
   EXPECT_LE(std::abs(fallback.integral - exact), fallback.error);
+}
+
+TEST(CubatureIntegrate, HostMemoryFullRefinesTheListAndKeepsTheParkedChunks) {
+  // Host memory that fills up part way (the run above peaks at 1.7 MB): a list that cannot park
+  // its pieces goes to phase 2 alone, and the chunks parked before it are refined afterwards.
+  // Handing every parked chunk over at its parents' values instead left thousands of regions
+  // unrefined: true error 4.2e-6 here with 0.4 MB (f3 5-D, 4e11 evaluations on an H200: 1.1e-6).
+  std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
+  std::vector<double> const lo(4, 0.0), hi(4, 1.0);
+  double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
+  double const tol = 1e-7;
+  auto o = small_options();
+  o.max_memory_mb = 0.1;
+  o.max_evaluations = 50'000'000;
+  for (double host_mb : {0.05, 0.4}) {
+    o.max_host_memory_mb = host_mb;
+    auto const r = genz(Family::product_peak, a, u, tol, o);
+    std::cout << "product peak 4-D, 0.1 MB, host " << host_mb << " MB: " << r.parked_chunks << " chunks parked (peak "
+              << r.peak_host_mb << " MB), " << r.phase2_regions << " regions in phase 2, " << r.unrefined_regions
+              << " unrefined, " << r.evaluations << " evaluations, " << cub::to_string(r.status)
+              << ", true rel error " << std::abs(r.integral - exact) / exact << ", estimate " << r.error / exact
+              << "\n";
+    EXPECT_GT(r.parked_chunks, 0);
+    EXPECT_GT(r.phase2_regions, 0);  // the host filled up
+    EXPECT_LE(r.peak_host_mb, host_mb);
+    EXPECT_EQ(r.unrefined_regions, 0);
+    EXPECT_LE(r.evaluations, o.max_evaluations);
+    EXPECT_EQ(r.evaluations, r.regions_evaluated * cub::rule_points(4));
+    EXPECT_LE(std::abs(r.integral - exact), r.error);
+    EXPECT_LE(std::abs(r.integral - exact), tol * exact);
+    EXPECT_TRUE(r.status == cub::Status::converged || r.status == cub::Status::budget_exhausted)
+        << cub::to_string(r.status);
+  }
+  auto const r = genz(Family::product_peak, a, u, tol, o);
+  auto const again = genz(Family::product_peak, a, u, tol, o);
+  EXPECT_TRUE(same_bits(again.integral, r.integral));
+  EXPECT_EQ(again.evaluations, r.evaluations);
 }
 
 TEST(CubatureIntegrate, BudgetSplitsTheWorstRegionsBreadthFirst) {
