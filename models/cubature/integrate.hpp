@@ -27,7 +27,8 @@
 // with its volume's share of the tolerance and a share of the evaluations left set aside, and come
 // back when the current list is done, so device memory stays bounded without phase 2 (for tight
 // tolerances with large budgets).
-// Otherwise, and when the host memory is full, the list goes to phase 2.
+// Otherwise the list goes to phase 2. When the host memory is full, the current list goes to
+// phase 2 alone (with its shares of the tolerance and budget) and the parked chunks come back after.
 //
 // Phase 2 (depth-first, one region per team): each remaining region runs a sequential
 // CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions (0: as many
