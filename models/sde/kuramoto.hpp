@@ -37,10 +37,12 @@
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
-// Launch bounds of the mean-field passes that draw noise: blocks of 256 threads per multiprocessor
-// (0: none, the compiler's register choice). Measured on an H200 at 2^24 oscillators (session 7):
-// float 8 (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72
-// registers, 37.5 % occupancy); double is fastest without (6: +14 %, 8: +25 %).
+// Launch bounds of the mean-field passes: blocks of 256 threads per multiprocessor (0: none, the
+// compiler's register choice). Measured on an H200 at 2^24 oscillators (session 7): float 8
+// (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72 registers,
+// 37.5 % occupancy); double is fastest without (6: +14 %, 8: +25 %). The corrector takes them
+// too: Kokkos sizes a reduction's grid for one full wave, so a corrector at 40 registers (75 %
+// occupancy) ran in 1.33 waves.
 #ifndef PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS
 #define PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS 8
 #endif
@@ -186,17 +188,17 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   constexpr int per_block = KuramotoNoise<Real>::per_block;
   int const n = int(x.extent(0)), blocks = noise.blocks;
   Real const half_dt = Real(0.5) * dt;
-  // Passes that draw noise run one thread per Philox block: oscillators t + k M, k < per_block.
-  // Launch bounds on those passes (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
+  // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
+  // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
       std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
-  using NoiseBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
+  using PassBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
   Kokkos::parallel_reduce(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
-      Kokkos::RangePolicy<ExecSpace, NoiseBounds>(space, 0, blocks),
+      Kokkos::RangePolicy<ExecSpace, PassBounds>(space, 0, blocks),
       KOKKOS_LAMBDA(int t, Sums<2>& acc) {
         // Every load first: the stores below may alias them in the compiler's view, which
         // otherwise issued each oscillator's load only after the previous one's stores (four
@@ -232,7 +234,7 @@ void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks),
+        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace, PassBounds>(space, 0, blocks),
         KOKKOS_LAMBDA(int t, Sums<2>& acc) {
           Real ys[per_block], ps[per_block], om[per_block];
           for (int k = 0; k < per_block; ++k) {
