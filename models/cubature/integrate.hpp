@@ -762,7 +762,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   // `capacity`, the pieces of all but the first capacity / 4 of them are parked on the host (a
   // stack: the newest, deepest pieces are refined first) and their parents' values stand in for
   // them until they come back. Memory stays bounded on both sides; phase 2 (heaps) is then only
-  // the fallback when the host memory is full.
+  // the fallback for a list whose pieces the full host memory cannot take (the parked chunks
+  // come back after it).
   bool const parking = !paper && opt.max_host_memory_mb > 0;
   double const host_bytes = opt.max_host_memory_mb * 1048576.0;
   std::vector<detail::PendingChunk<Real>> parked;
