@@ -12,4 +12,12 @@ RunResult run(Params const& params, Precision precision, run::Progress& progress
   });
 }
 
+std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
+                                 run::Progress& progress, run::PhaseTimes& times) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    return solve_batch<backend::ExecutionSpace, decltype(real)>(space, cases, concurrency, progress, times);
+  });
+}
+
 }  // namespace parity::cubature

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "models/cubature/entry.hpp"
 #include "models/cubature/params.hpp"
+#include "parity/cli/sweep.hpp"
 #include "parity/report/npy.hpp"
 
 namespace parity::cubature {
@@ -161,13 +163,32 @@ class Command final : public cli::Command {
                    "that fit --max-memory-mb (MB; 0: hand the list to phase 2's heaps instead)")
         ->capture_default_str();
     sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
+    sub.add_option("--sweep", sweep_text_,
+                   "Integrate a batch, one integral per value: NAME:LO:HI:N with NAME a (every a_i set to the "
+                   "value) or u (every u_i); Genz families only");
+    sub.add_option("--concurrency", concurrency_,
+                   "With --sweep: integrals in flight at once on a GPU, each on its own stream (0: 8 on GPUs; "
+                   "host backends run them one after another)")
+        ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override {
     require(std::isfinite(max_evals_) && max_evals_ >= 1 && max_evals_ <= 9e18 && max_evals_ == std::floor(max_evals_),
             "--max-evals must be a positive whole number");
     params_.options.max_evaluations = std::int64_t(max_evals_);
-    return run_cases(context, {params_}, "");
+    require(concurrency_ >= 0 && concurrency_ <= 1024, "--concurrency must be in [0, 1024]");
+    if (sweep_text_.empty()) return run_cases(context, {params_}, "");
+    cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
+    require(sweep.name == "a" || sweep.name == "u", "--sweep '" + sweep_text_ + "': NAME must be a or u");
+    auto const family = parse_family(params_.integrand);
+    require(!family || !is_paper(*family),
+            "--sweep: " + params_.integrand + " has no parameters (sweeps are for the Genz families)");
+    std::vector<Params> cases(sweep.n, params_);
+    for (int k = 0; k < sweep.n; ++k) (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
+    auto r = run_cases(context, cases, "sweep", true);
+    r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
+    r.parameters["concurrency"] = concurrency_;
+    return r;
   }
 
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
@@ -205,13 +226,29 @@ class Command final : public cli::Command {
                          c["evaluations"].get<long long>(), c["status"].get<std::string>());
     };
     if (!r.results.contains("cases")) return one(r.results);
+    auto const& cases = r.results["cases"];
+    if (cases.size() > 4) {  // a sweep: one line for all of them
+      std::size_t converged = 0;
+      long long evaluations = 0;
+      double worst = 0;
+      for (auto const& c : cases) {
+        converged += c["status"] == "converged" ? 1 : 0;
+        evaluations += c["evaluations"].get<long long>();
+        if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
+      }
+      return fmt::format("{} integrals of {} {}-D: {} converged, {} evaluations in all, largest relative true error {:.2g}",
+                         cases.size(), cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged,
+                         evaluations, worst);
+    }
     std::string s;
     for (auto const& c : r.results["cases"]) s += (s.empty() ? "" : "; ") + one(c);
     return s;
   }
 
  private:
-  report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag) {
+  // The cases one after another, or (batch) in one run_batch call.
+  report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag,
+                              bool batch = false) {
     report::RunReport r;
     r.model = "cubature";
     r.timing_note = "each phase: wall time between two fences of the execution space (phase 1 breadth-first, "
@@ -219,10 +256,12 @@ class Command final : public cli::Command {
     bool all_converged = true;
     nlohmann::json results = nlohmann::json::array();
     nlohmann::json parameters = nlohmann::json::array();
+    for (auto const& p : cases) parameters.push_back(parameters_json(p));  // validates before any work
+    std::vector<RunResult> batched;
+    if (batch) batched = run_batch(cases, context.precision, concurrency_, context.progress, r.phases);
     for (std::size_t k = 0; k < cases.size(); ++k) {
       Params const& p = cases[k];
-      parameters.push_back(parameters_json(p));  // validates before any work
-      RunResult const x = cubature::run(p, context.precision, context.progress, r.phases);
+      RunResult const x = batch ? batched[k] : cubature::run(p, context.precision, context.progress, r.phases);
       auto const& res = x.integration;
       r.iterations += res.phase1_iterations;
       if (res.status != Status::converged) {
@@ -250,6 +289,8 @@ class Command final : public cli::Command {
 
   Params params_;
   double max_evals_ = 1e9;
+  std::string sweep_text_;
+  int concurrency_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #pragma once
 // Kokkos-free entry point, defined once per backend (backends/models/cubature.cpp).
+#include <vector>
+
 #include "models/cubature/params.hpp"
 #include "models/cubature/result.hpp"
 #include "parity/precision.hpp"
@@ -9,5 +11,10 @@
 namespace parity::cubature {
 
 RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times);
+
+// Runs that differ only in the integrand's parameters (a, u), in one call (integrate_batch):
+// `concurrency` integrals at once on GPU backends (0: default_batch_concurrency).
+std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
+                                 run::Progress& progress, run::PhaseTimes& times);
 
 }  // namespace parity::cubature

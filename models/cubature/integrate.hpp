@@ -89,7 +89,7 @@ std::vector<double> fixed_order_sums(ExecutionSpace const& space, Matrix<typenam
   std::int64_t len = rows;
   while (len > 1) {
     std::int64_t const blocks = (len + block - 1) / block;
-    Matrix<Mem> next("parity::cubature::block_sums", blocks, k);
+    Matrix<Mem> next(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "parity::cubature::block_sums"), blocks, k);
     auto const in = current;
     Kokkos::parallel_for(
         "parity::cubature::block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
@@ -105,7 +105,11 @@ std::vector<double> fixed_order_sums(ExecutionSpace const& space, Matrix<typenam
     len = blocks;
   }
   auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
-  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
+  // Copied on `space` and fenced there: a copy without an execution space fences every instance,
+  // which would serialize the integrals of a batch (batch.hpp).
+  auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
+  Kokkos::deep_copy(space, host, first);
+  space.fence("parity::cubature::fixed_order_sums");
   for (int c = 0; c < k; ++c) out[c] = host(c);
   return out;
 }

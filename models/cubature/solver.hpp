@@ -2,10 +2,14 @@
 // One `cubature` run on a backend: the built-in integrand through integrate().
 #include <Kokkos_Core.hpp>
 
+#include <vector>
+
+#include "models/cubature/batch.hpp"
 #include "models/cubature/integrands.hpp"
 #include "models/cubature/integrate.hpp"
 #include "models/cubature/params.hpp"
 #include "models/cubature/result.hpp"
+#include "parity/timing/scoped_phase.hpp"
 
 namespace parity::cubature {
 
@@ -18,6 +22,37 @@ RunResult solve(ExecutionSpace const& space, Params const& params, run::Progress
                                                   &progress, &times);
   r.exact = genz_exact(q.family, q.a, q.u, q.lower, q.upper);
   return r;
+}
+
+// A batch of runs of one integrand family over one box with the same tolerances and options,
+// differing in a and u: one integrate_batch call, timed as the phase "parity::cubature::batch".
+template <class ExecutionSpace, class Real>
+std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Params> const& cases, int concurrency,
+                                   run::Progress& progress, run::PhaseTimes& times) {
+  std::vector<GenzIntegrand<Real>> fs;
+  std::vector<Problem> problems;
+  for (auto const& p : cases) {
+    problems.push_back(validate(p));
+    auto const& q = problems.back();
+    auto const& first = problems.front();
+    require(q.family == first.family && p.dim == cases.front().dim && q.lower == first.lower && q.upper == first.upper,
+            "a batch shares the integrand family, dimension and box");
+    fs.emplace_back(q.family, q.a, q.u);
+  }
+  std::vector<RunResult> out(cases.size());
+  if (cases.empty()) return out;
+  std::vector<Result> results;
+  {
+    timing::ScopedPhase<ExecutionSpace> phase(space, times, "parity::cubature::batch");
+    results = integrate_batch<ExecutionSpace, Real>(space, fs, problems.front().lower, problems.front().upper,
+                                                    cases.front().tolerances, cases.front().options, concurrency,
+                                                    &progress);
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    out[k].integration = results[k];
+    out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);
+  }
+  return out;
 }
 
 }  // namespace parity::cubature

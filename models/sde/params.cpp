@@ -7,29 +7,6 @@
 
 namespace parity::sde {
 
-SweepSpec parse_sweep(std::string const& text) {
-  SweepSpec s;
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ':');) parts.push_back(item);
-  require(parts.size() == 4, "--sweep '" + text + "': expected NAME:LO:HI:N, e.g. a:0:8:100");
-  s.name = parts[0];
-  try {
-    std::size_t used = 0;
-    s.lo = std::stod(parts[1], &used);
-    require(used == parts[1].size(), "");
-    s.hi = std::stod(parts[2], &used);
-    require(used == parts[2].size(), "");
-    s.n = std::stoi(parts[3], &used);
-    require(used == parts[3].size(), "");
-  } catch (std::exception const&) {
-    throw InvalidInput("--sweep '" + text + "': LO and HI must be numbers and N an integer");
-  }
-  require(std::isfinite(s.lo) && std::isfinite(s.hi), "--sweep '" + text + "': LO and HI must be finite");
-  require(s.n >= 1 && s.n <= 100000, "--sweep '" + text + "': N must be in [1, 100000]");
-  return s;
-}
-
 void validate(JosephsonParams const& p) {
   require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
   require(std::isfinite(p.omega) && p.omega > 0, "--omega must be positive");

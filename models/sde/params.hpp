@@ -4,17 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "parity/cli/sweep.hpp"
+
 namespace parity::sde {
 
-// One swept parameter: name, values lo..hi (inclusive), n points (n = 1: just lo).
-struct SweepSpec {
-  std::string name;
-  double lo = 0, hi = 0;
-  int n = 1;
-};
-
-// Parses "name:lo:hi:n"; throws InvalidInput on anything else.
-SweepSpec parse_sweep(std::string const& text);
+using cli::SweepSpec;  // one swept parameter (parity/cli/sweep.hpp)
+using cli::parse_sweep;
 
 // Josephson junction, defaults of Januszewski & Kostur (2010), Fig. 2.
 struct JosephsonParams {

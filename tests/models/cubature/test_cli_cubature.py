@@ -102,6 +102,36 @@ class CubatureCli(CliTestCase):
         self.assertLess(res["true_error"], 1e-8 * abs(res["exact"]))
         self.assertEqual(doc["parameters"]["max_host_memory_mb"], 8)
 
+    def test_sweep_batch(self):
+        # --sweep u: one integral per value, run as one batch; symmetric locations give the same
+        # integral, each within its tolerance of the closed form.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--integrand", "product_peak", "--dim", "3", "--a", "6", "--rel-tol", "1e-7",
+                       "--sweep", "u:0.2:0.8:5", "--concurrency", "2", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        cases = doc["results"]["cases"]
+        self.assertEqual(len(cases), 5)
+        for c, u in zip(doc["parameters"]["cases"], (0.2, 0.35, 0.5, 0.65, 0.8)):
+            self.assertEqual(len(c["u"]), 3)
+            for x in c["u"]:
+                self.assertAlmostEqual(x, u, delta=1e-15)
+        self.assertEqual(doc["parameters"]["sweep"], {"name": "u", "lo": 0.2, "hi": 0.8, "n": 5})
+        self.assertEqual(doc["parameters"]["concurrency"], 2)
+        self.assertIn("parity::cubature::batch", doc["timing"]["phases"])
+        for c in cases:
+            self.assertEqual(c["status"], "converged")
+            self.assertLess(c["true_error"], 1e-7 * abs(c["exact"]))
+        self.assertAlmostEqual(cases[0]["integral"], cases[4]["integral"], delta=1e-6 * cases[0]["integral"])
+        self.assertAlmostEqual(cases[1]["integral"], cases[3]["integral"], delta=1e-6 * cases[1]["integral"])
+        self.assert_bad_input(parity("cubature", "--sweep", "x:0:1:3"), "NAME must be a or u")
+        self.assert_bad_input(parity("cubature", "--sweep", "u:0:1"), "NAME:LO:HI:N")
+        self.assert_bad_input(parity("cubature", "--integrand", "f1", "--sweep", "a:1:2:2"), "no parameters")
+        self.assert_bad_input(parity("cubature", "--sweep", "u:0.2:0.8:2", "--concurrency", "-1"), "--concurrency")
+        self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "a:-1:1:2"), "corner_peak")
+
     def test_bad_inputs(self):
         self.assert_bad_input(parity("cubature", "--dim", "0"), "dimension")
         self.assert_bad_input(parity("cubature", "--dim", "17"), "dimension")

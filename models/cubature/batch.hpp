@@ -1,0 +1,90 @@
+#pragma once
+// Several integrals in one call: integrands fs[0..m-1] (for example one functor per parameter
+// value) over the same box, with the same tolerances and options.
+//
+//   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt);
+//
+// A small integral leaves most of a GPU idle: its lists are short and every phase-1 step waits
+// on the host for a few sums. On a GPU backend the integrals therefore run `concurrency` at a time
+// (0: default_batch_concurrency), each on its own execution-space instance (a stream) driven by its
+// own host thread, so that their kernels and host round trips overlap. On host backends they run
+// one after another on `space` (each one already uses every thread). Either way result k is
+// exactly what integrate() returns for fs[k] alone: the algorithm does not depend on the instance.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "models/cubature/integrate.hpp"
+#include "parity/run/progress.hpp"
+
+namespace parity::cubature {
+
+// Integrals in flight at once by default: 8 on GPU backends (measured on an H200, session 10:
+// see perf/results/2026-11-23-h200-s10), 1 on host backends.
+template <class ExecutionSpace>
+int default_batch_concurrency() {
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+  return host ? 1 : 8;
+}
+
+template <class ExecutionSpace, class Real, class F>
+std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs, std::vector<double> const& lower,
+                                    std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
+                                    int concurrency = 0, run::Progress* progress = nullptr) {
+  validate(lower, upper, tol, opt);
+  require(concurrency >= 0, "batch concurrency must be >= 0 (0: the backend's default)");
+  std::size_t const m = fs.size();
+  std::vector<Result> out(m);
+  if (m == 0) return out;
+  run::SilentProgress silent;
+  run::Progress& report = progress ? *progress : silent;
+  Kokkos::Timer clock;
+  std::mutex report_mutex;
+  std::size_t finished = 0;
+  auto done_one = [&]() {  // progress: integrals finished so far
+    std::lock_guard<std::mutex> lock(report_mutex);
+    ++finished;
+    report.update({"batch", int(finished), -1.0, clock.seconds(),
+                   std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
+  };
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+  int const workers =
+      host ? 1 : int(std::min<std::size_t>(m, std::size_t(concurrency > 0 ? concurrency : default_batch_concurrency<ExecutionSpace>())));
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < m; ++k) {
+      out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, opt);
+      done_one();
+    }
+    return out;
+  }
+  space.fence("parity::cubature::batch_begin");
+  auto const instances = Kokkos::Experimental::partition_space(space, std::vector<int>(workers, 1));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(workers);
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (int w = 0; w < workers; ++w)
+    threads.emplace_back([&, w]() {
+      try {
+        for (std::size_t k = next++; k < m; k = next++) {
+          out[k] = integrate<ExecutionSpace, Real>(instances[w], fs[k], lower, upper, tol, opt);
+          done_one();
+        }
+      } catch (...) {
+        errors[w] = std::current_exception();
+        next = m;  // the others stop after their current integral
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto const& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+}  // namespace parity::cubature

@@ -1,0 +1,64 @@
+// integrate_batch: several integrals in one call give exactly what integrate() gives for each
+// alone (on a GPU they run concurrently on their own streams), and bad input is refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "models/cubature/batch.hpp"
+#include "models/cubature/integrands.hpp"
+#include "parity/run/errors.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_cubature_batch {
+
+namespace cub = parity::cubature;
+using parity::test::ExecSpace;
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+TEST(CubatureBatch, EachIntegralAsIfAlone) {
+  // Product peaks at different locations (one converges in phase 1, others need more steps),
+  // more integrals than workers so that workers take several in turn.
+  int const n = 3;
+  std::vector<double> const lo(n, 0.0), hi(n, 1.0), a(n, 6.0);
+  std::vector<cub::GenzIntegrand<double>> fs;
+  for (double u : {0.5, 0.1, 0.35, 0.9, 0.62, 0.27, 0.05})
+    fs.emplace_back(cub::Family::product_peak, a, std::vector<double>(n, u));
+  cub::Tolerances t;
+  t.relative = 1e-8;
+  cub::Options o;
+  o.max_evaluations = 20'000'000;
+  auto const batch = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 3);
+  ASSERT_EQ(batch.size(), fs.size());
+  for (std::size_t k = 0; k < fs.size(); ++k) {
+    auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), fs[k], lo, hi, t, o);
+    EXPECT_TRUE(same_bits(batch[k].integral, alone.integral)) << k << ": " << batch[k].integral << " vs " << alone.integral;
+    EXPECT_TRUE(same_bits(batch[k].error, alone.error)) << k;
+    EXPECT_EQ(batch[k].evaluations, alone.evaluations) << k;
+    EXPECT_EQ(batch[k].status, alone.status) << k;
+    // And each is right: within its tolerance of the closed form.
+    double const exact = cub::genz_exact(cub::Family::product_peak, a, std::vector<double>(n, fs[k].u[0]), lo, hi);
+    EXPECT_EQ(batch[k].status, cub::Status::converged) << k;
+    EXPECT_LE(std::abs(batch[k].integral - exact), 1e-8 * exact) << k;
+  }
+  // One worker, or more workers than integrals: the same again.
+  auto const one = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 1);
+  auto const many = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 64);
+  for (std::size_t k = 0; k < fs.size(); ++k) {
+    EXPECT_TRUE(same_bits(one[k].integral, batch[k].integral)) << k;
+    EXPECT_TRUE(same_bits(many[k].integral, batch[k].integral)) << k;
+  }
+}
+
+TEST(CubatureBatch, EmptyAndBadInput) {
+  std::vector<cub::GenzIntegrand<double>> none;
+  std::vector<double> const lo(2, 0.0), hi(2, 1.0);
+  EXPECT_TRUE((cub::integrate_batch<ExecSpace, double>(ExecSpace(), none, lo, hi, {}, {}).empty()));
+  std::vector<cub::GenzIntegrand<double>> one{
+      cub::GenzIntegrand<double>(cub::Family::gaussian, {5.0, 5.0}, {0.5, 0.5})};
+  EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, lo, hi, {}, {}, -1)), parity::InvalidInput);
+  EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, hi, lo, {}, {})), parity::InvalidInput);
+}
+
+}  // namespace parity_test_cubature_batch
