@@ -2,14 +2,20 @@
 // Several integrals in one call: integrands fs[0..m-1] (for example one functor per parameter
 // value) over the same box, with the same tolerances and options.
 //
-//   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt);
+//   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt,
+//                                                                 concurrency);
 //
-// A small integral leaves most of a GPU idle: its lists are short and every phase-1 step waits
-// on the host for a few sums. On a GPU backend the integrals therefore run `concurrency` at a time
-// (0: default_batch_concurrency), each on its own execution-space instance (a stream) driven by its
-// own host thread, so that their kernels and host round trips overlap. On host backends they run
-// one after another on `space` (each one already uses every thread). Either way result k is
-// exactly what integrate() returns for fs[k] alone: the algorithm does not depend on the instance.
+// The integrals run one after another by default. On a GPU backend `concurrency` > 1 runs that
+// many at a time, each on its own execution-space instance (a stream) driven by its own host
+// thread, so that the small kernels and host round trips of one integral may overlap those of the
+// others; host backends always run them in turn (each integral already uses every thread).
+// Either way result k is exactly what integrate() returns for fs[k] alone: the algorithm does not
+// depend on the instance. Measured on an H200 (perf/results/2026-11-23-h200-s10, call 30, 256
+// integrals of 1e5-1e7 evaluations each): 2 streams take 0.89x the time for the smallest
+// (product peak 3-D), 1.03x for the others, and more streams are slower (16: 1.4-1.6x). Device
+// allocations and their release synchronize the whole device (Kokkos 4.6), and every integral
+// allocates its lists; a batched algorithm (the regions of all integrands in one list) would
+// not have that limit.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <atomic>
@@ -25,20 +31,12 @@
 
 namespace parity::cubature {
 
-// Integrals in flight at once by default: 8 on GPU backends (measured on an H200, session 10:
-// see perf/results/2026-11-23-h200-s10), 1 on host backends.
-template <class ExecutionSpace>
-int default_batch_concurrency() {
-  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
-  return host ? 1 : 8;
-}
-
 template <class ExecutionSpace, class Real, class F>
 std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs, std::vector<double> const& lower,
                                     std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
                                     int concurrency = 0, run::Progress* progress = nullptr) {
   validate(lower, upper, tol, opt);
-  require(concurrency >= 0, "batch concurrency must be >= 0 (0: the backend's default)");
+  require(concurrency >= 0, "batch concurrency must be >= 0 (0 or 1: one integral at a time)");
   std::size_t const m = fs.size();
   std::vector<Result> out(m);
   if (m == 0) return out;
@@ -54,8 +52,7 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
                    std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
   };
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
-  int const workers =
-      host ? 1 : int(std::min<std::size_t>(m, std::size_t(concurrency > 0 ? concurrency : default_batch_concurrency<ExecutionSpace>())));
+  int const workers = host ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));
   if (workers <= 1) {
     for (std::size_t k = 0; k < m; ++k) {
       out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, opt);

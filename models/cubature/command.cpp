@@ -167,8 +167,8 @@ class Command final : public cli::Command {
                    "Integrate a batch, one integral per value: NAME:LO:HI:N with NAME a (every a_i set to the "
                    "value) or u (every u_i); Genz families only");
     sub.add_option("--concurrency", concurrency_,
-                   "With --sweep: integrals in flight at once on a GPU, each on its own stream (0: 8 on GPUs; "
-                   "host backends run them one after another)")
+                   "With --sweep: integrals in flight at once on a GPU, each on its own stream (0 or 1: one at a "
+                   "time, the fastest measured but for tiny integrals; host backends run them one after another)")
         ->capture_default_str();
   }
 

@@ -13,7 +13,7 @@ namespace parity::cubature {
 RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times);
 
 // Runs that differ only in the integrand's parameters (a, u), in one call (integrate_batch):
-// `concurrency` integrals at once on GPU backends (0: default_batch_concurrency).
+// `concurrency` integrals at once on GPU backends (0 or 1: one at a time).
 std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
                                  run::Progress& progress, run::PhaseTimes& times);
 

@@ -75,21 +75,37 @@ inline std::string short_number(double x) {
 template <class Mem>
 using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
 
+// Doubles the block sums of fixed_order_sums need for `rows` rows of k columns.
+inline std::int64_t block_sums_size(std::int64_t rows, int k) {
+  std::int64_t need = 0;
+  for (std::int64_t len = rows; len > 1; len = (len + 255) / 256) need += (len + 255) / 256 * k;
+  return need;
+}
+
 // Column sums of terms(0..rows-1, :) in a fixed blocked order (blocks of 256, summed left to
-// right, then the block sums likewise): the same bits for every thread count.
+// right, then the block sums likewise): the same bits for every thread count. The block sums go
+// to `scratch` when it is large enough (block_sums_size), else to one temporary allocation: a
+// device allocation and its release synchronize the whole device, which would serialize the
+// integrals of a batch (batch.hpp).
 template <class ExecutionSpace>
 std::vector<double> fixed_order_sums(ExecutionSpace const& space, Matrix<typename ExecutionSpace::memory_space> terms,
-                                     std::int64_t rows) {
+                                     std::int64_t rows,
+                                     Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
   using Mem = typename ExecutionSpace::memory_space;
   int const k = int(terms.extent(1));
   std::vector<double> out(k, 0.0);
   if (rows == 0) return out;
+  std::int64_t const need = block_sums_size(rows, k);
+  if (std::int64_t(scratch.extent(0)) < need)
+    scratch = Kokkos::View<double*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "parity::cubature::block_sums"), need);
   std::int64_t const block = 256;
+  std::int64_t used = 0;
   auto current = terms;
   std::int64_t len = rows;
   while (len > 1) {
     std::int64_t const blocks = (len + block - 1) / block;
-    Matrix<Mem> next(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "parity::cubature::block_sums"), blocks, k);
+    Matrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
+    used += blocks * k;
     auto const in = current;
     Kokkos::parallel_for(
         "parity::cubature::block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
@@ -729,6 +745,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   Kokkos::View<int*, Mem> finite, flag;
   Kokkos::View<std::int64_t*, Mem> offset;
   detail::Matrix<Mem> terms;
+  Kokkos::View<double*, Mem> block_sums;  // fixed_order_sums' scratch for the terms of a list
   auto reserve = [&](std::int64_t m) {  // work arrays for m regions
     if (std::int64_t(flag.extent(0)) >= m) return;
     std::int64_t const size = std::max(m, std::min(2 * std::int64_t(flag.extent(0)), capacity));
@@ -737,6 +754,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     offset = Kokkos::View<std::int64_t*, Mem>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::offset"), size);
     terms = detail::Matrix<Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::terms"), size, 4);
+    block_sums = Kokkos::View<double*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::block_sums"),
+                                            detail::block_sums_size(size, 4));
   };
   auto ensure_list = [&](List& l, std::int64_t m) {
     if (std::int64_t(l.estimate.extent(0)) >= m) return;
@@ -923,6 +942,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       flag = {};
       offset = {};
       terms = {};
+      block_sums = {};
       parent_estimate = {};
       double const kept_bytes = double(current.estimate.extent(0)) * ((2 * n + 2) * sizeof(Real) + sizeof(int)) +
                                 double(count) * (3 * sizeof(double) + 4 * sizeof(std::int64_t));
@@ -1039,7 +1059,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
               t(r, 3) = 0.0;
             });
       }
-      auto const totals = detail::fixed_order_sums(space, terms, count);
+      auto const totals = detail::fixed_order_sums(space, terms, count, block_sums);
       double const total_est = fin_est + totals[0] + waiting.estimate;
       double const total_err = fin_err + totals[1] + waiting.error;
       tol_now = std::max(tol.absolute, tol.relative * std::abs(total_est));
@@ -1089,7 +1109,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
               t(r, 3) = is_bad ? double(err(r)) : 0.0;
             });
       }
-      auto const split_sums = detail::fixed_order_sums(space, terms, count);
+      auto const split_sums = detail::fixed_order_sums(space, terms, count, block_sums);
       bad = detail::compact_offsets(space, flag, offset, count);
       fin_est += split_sums[0];
       fin_err += split_sums[1];
