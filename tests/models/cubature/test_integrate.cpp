@@ -435,19 +435,30 @@ TEST(CubatureIntegrate, ImprovedModeWithLittleMemoryHandsOver) {
   EXPECT_GT(tight.error, 1e-13 * std::abs(tight.integral));
 }
 
+// The 4-D product peak of the host-parking tests, with a 0.1 MB region list (capacity 468).
+struct SmallListPeak {
+  std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
+  double exact = cub::genz_exact(Family::product_peak, a, u, std::vector<double>(4, 0.0), std::vector<double>(4, 1.0));
+  cub::Options options = [] {
+    auto o = small_options();
+    o.max_memory_mb = 0.1;
+    o.max_evaluations = 50'000'000;
+    return o;
+  }();
+};
+
 TEST(CubatureIntegrate, ImprovedModeParksRegionsOnTheHost) {
   // The same problem with host memory for parked regions (--max-host-memory-mb): the list is
   // refined in pieces that fit 0.1 MB, the rest parked on the host, and it converges like a run
   // with ample memory (tolerance met, true error within the estimate), deterministically, without
   // phase 2.
-  std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
-  std::vector<double> const lo(4, 0.0), hi(4, 1.0);
-  double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
+  SmallListPeak const peak;
+  auto const& a = peak.a;
+  auto const& u = peak.u;
+  double const exact = peak.exact;
   double const tol = 1e-7;
-  auto o = small_options();
-  o.max_memory_mb = 0.1;
+  auto o = peak.options;
   o.max_host_memory_mb = 16;
-  o.max_evaluations = 50'000'000;
   auto const r = genz(Family::product_peak, a, u, tol, o);
   std::cout << "product peak 4-D, 0.1 MB, parking: capacity " << r.phase1_capacity << ", " << r.phase1_iterations
             << " iterations, " << r.parked_chunks << " chunks parked (peak " << r.peak_host_mb << " MB), "
@@ -505,13 +516,12 @@ TEST(CubatureIntegrate, HostMemoryFullRefinesTheListAndKeepsTheParkedChunks) {
   // its pieces goes to phase 2 alone, and the chunks parked before it are refined afterwards.
   // Handing every parked chunk over at its parents' values instead left thousands of regions
   // unrefined: true error 4.2e-6 here with 0.4 MB (f3 5-D, 4e11 evaluations on an H200: 1.1e-6).
-  std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
-  std::vector<double> const lo(4, 0.0), hi(4, 1.0);
-  double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
+  SmallListPeak const peak;
+  auto const& a = peak.a;
+  auto const& u = peak.u;
+  double const exact = peak.exact;
   double const tol = 1e-7;
-  auto o = small_options();
-  o.max_memory_mb = 0.1;
-  o.max_evaluations = 50'000'000;
+  auto o = peak.options;
   for (double host_mb : {0.05, 0.4}) {
     o.max_host_memory_mb = host_mb;
     auto const r = genz(Family::product_peak, a, u, tol, o);
