@@ -808,6 +808,10 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
     return t;
   };
   ParkedSums waiting;  // parked_sums() of the current stack
+  // The tolerance not yet given out: 0.9 tau (PAGANI's margin) less the finished regions' error and
+  // what parked chunks hold in reserve. Classification, filtering, parking and a mid-run phase 2
+  // share it out.
+  auto tolerance_left = [&]() { return 0.9 * tol_now - fin_err - waiting.reserve; };
   // Parked regions that will not be refined (a limit stopped the run): their parents' values
   // become final.
   auto abandon_parked = [&]() {
@@ -869,7 +873,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   // and no parking). At the bottom (deferred: see below) nothing is set aside.
   auto park_pieces = [&](std::int64_t p_begin, std::int64_t p_end, int d, bool bottom) {
     std::int64_t const per_chunk = std::max<std::int64_t>(1, capacity / d);
-    double const density = std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve) / std::max(bad_volume, 1e-300);
+    double const density = std::max(0.0, tolerance_left()) / std::max(bad_volume, 1e-300);
     double const evaluations_left =
         bottom ? 0.0 : double(std::max<std::int64_t>(0, opt.max_evaluations - waiting.budget - res.evaluations));
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
@@ -1095,7 +1099,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         auto const fl = flag;
         double const tol_c =
             paper ? tol_now
-                  : std::max(0.9 * tol_now - fin_err - waiting.reserve, parking ? 0.05 * tol_now * active_volume : 0.0) /
+                  : std::max(tolerance_left(), parking ? 0.05 * tol_now * active_volume : 0.0) /
                         std::max(active_volume, 1e-300);
         Kokkos::parallel_for(
             "parity::cubature::classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
@@ -1150,7 +1154,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         if (2 * bad > capacity) {
           auto const filtered = detail::filter_smallest<ExecutionSpace, Real>(
               space, current, count, n, box_half, flag, offset, terms, capacity / 2,
-              0.5 * std::max(0.0, 0.9 * tol_now - fin_err - waiting.reserve));
+              0.5 * std::max(0.0, tolerance_left()));
           if (filtered.regions > 0) {
             finish(filtered);
             res.filtered_regions += filtered.regions;
@@ -1212,7 +1216,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         // goes on with the chunks. Handing them over at their parents' values instead stopped their
         // refinement for good (f3 5-D, 4e11 evaluations, H200: true error 1.1e-6).
         phase1_timer.reset();
-        phase2(left, std::max(0.9 * tol_now - fin_err - waiting.reserve, 0.1 * tol_now * bad_volume));
+        phase2(left, std::max(tolerance_left(), 0.1 * tol_now * bad_volume));
         phase1_timer.emplace(space, phase_times, "parity::cubature::phase1");
         if (!unpark_next()) break;
         continue;
