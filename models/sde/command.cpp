@@ -18,6 +18,9 @@ namespace parity::sde {
 namespace {
 
 constexpr double paper_josephson_srk2_flops = 79;  // Januszewski & Kostur (2010), appendix
+constexpr char const* noise_law_help =
+    "gaussian (normals by Box-Muller) or five-point (discrete variates with the normal's moments through the "
+    "fifth: the same ensemble statistics to the scheme's weak order, much cheaper; no single-path accuracy)";
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
 
@@ -61,6 +64,7 @@ class JosephsonCommand final : public cli::Command {
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 (2nd-order stochastic Runge-Kutta) or euler (Euler-Maruyama)")
         ->capture_default_str();
+    sub.add_option("--noise-law", p_.noise_law, noise_law_help)->capture_default_str();
     sub.add_option("--sweep", sweep_text_,
                    "Sweep a parameter, NAME:LO:HI:N with NAME in a, f, D, gamma; twice for a 2-D sweep "
                    "(all points in one launch)");
@@ -103,7 +107,7 @@ class JosephsonCommand final : public cli::Command {
     r.parameters = {{"gamma", p.gamma}, {"a", p.a}, {"omega", p.omega}, {"D", p.D}, {"f", p.f},
                     {"steps_per_period", p.steps_per_period}, {"periods", p.periods},
                     {"transient_periods", p.transient_periods}, {"paths", p.paths}, {"sample_every", p.sample_every},
-                    {"bins", p.bins}, {"seed", p.seed}, {"stepper", p.stepper},
+                    {"bins", p.bins}, {"seed", p.seed}, {"stepper", p.stepper}, {"noise_law", p.noise_law},
                     {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
@@ -145,7 +149,7 @@ class JosephsonCommand final : public cli::Command {
     out["histogram_bins"] = e.bins;
     if (P == 1) out["histogram"] = e.histogram;
     out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
-    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not";
+    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not";
     double const steps_total = double(res.steps) * double(res.paths_total);
     add_rates(out, steps_total, "parity::josephson::integrate", phase_seconds(r, "parity::josephson::integrate"),
               res.flops_per_step, res.bytes_per_step);
@@ -233,6 +237,7 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
+    sub.add_option("--noise-law", p_.noise_law, noise_law_help)->capture_default_str();
     sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
         ->capture_default_str();
     sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
@@ -269,7 +274,7 @@ class KuramotoCommand final : public cli::Command {
     r.parameters = {{"oscillators", p.oscillators}, {"K", p.K}, {"gamma", p.gamma}, {"D", p.D},
                     {"omega_mean", p.omega_mean}, {"omega_spread", p.omega_spread}, {"dt", p.dt},
                     {"steps", p.steps}, {"sample_every", p.sample_every}, {"bins", p.bins}, {"seed", p.seed},
-                    {"stepper", p.stepper}, {"coupling", p.coupling}, {"tile", p.tile},
+                    {"stepper", p.stepper}, {"noise_law", p.noise_law}, {"coupling", p.coupling}, {"tile", p.tile},
                     {"column_splits", p.column_splits},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
     if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
@@ -295,7 +300,7 @@ class KuramotoCommand final : public cli::Command {
     out["histogram_bins"] = k.bins;
     out["histogram_final"] =
         std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
-    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted, Philox integer ops not; "
+    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not; "
                               "per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);

@@ -85,6 +85,7 @@ struct EnsembleConfig {
   int bins = 0;              // histogram of the wrapped component at the end (0: none)
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
+  NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise, ensemble statistics only (noise.hpp)
 };
 
 namespace detail {
@@ -210,11 +211,11 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
 }
 
 // Advances every path from step0 by nsteps; accumulates time averages over steps > average_from.
-// Noise: when whole Philox blocks fall on whole steps (step0 * noise_dim a multiple of the normals
-// per block, nsteps a multiple of the steps per block), each block is drawn once and consumed by an
-// unrolled run of steps (no dynamically indexed buffer); otherwise a NormalCursor. Both give
-// normal number step * noise_dim + q of stream g for component q.
-template <Stepper S, class ExecSpace, class System>
+// Noise: when whole units of variates (noise.hpp) fall on whole steps (step0 * noise_dim a
+// multiple of the variates per unit, nsteps a multiple of the steps per unit), each unit is read
+// once and consumed by an unrolled run of steps (no dynamically indexed buffer); otherwise a
+// VariateCursor. Both give variate number step * noise_dim + q of stream g for component q.
+template <Stepper S, NoiseLaw Law, class ExecSpace, class System>
 void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
              typename System::real_type dt, long step0, int nsteps, long average_from,
              States<typename System::real_type, typename ExecSpace::memory_space> const& x,
@@ -222,13 +223,13 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
              Kokkos::View<double**, typename ExecSpace::memory_space> const& acc) {
   using Real = typename System::real_type;
   constexpr int dim = System::dim, nd = System::noise_dim;
-  constexpr int per_block = normals_per_block<Real>;
-  constexpr int steps_per_block = per_block % nd == 0 ? per_block / nd : 0;
+  constexpr int per_unit = variates_per_unit<Law, Real>;
+  constexpr int steps_per_unit = per_unit % nd == 0 ? per_unit / nd : 0;
   int const total = sweep.size() * paths;
   Real const sqrt_dt = Kokkos::sqrt(dt);
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
-  bool const blocked = steps_per_block > 0 && (std::uint64_t(step0) * nd) % per_block == 0 && nsteps % steps_per_block == 0;
+  bool const blocked = steps_per_unit > 0 && (std::uint64_t(step0) * nd) % per_unit == 0 && nsteps % steps_per_unit == 0;
   // Occupancy: a system may ask for launch bounds (System::advance_min_blocks blocks of 256 threads
   // per multiprocessor; GPU backends only, ignored elsewhere).
   using Bounds = Kokkos::LaunchBounds<(advance_min_blocks<System>() > 0 ? 256 : 0), advance_min_blocks<System>()>;
@@ -268,18 +269,18 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
           ++j;
         };
         if (blocked) {
-          std::uint64_t block = std::uint64_t(step0) * nd / per_block;
-          for (int jb = 0; jb < nsteps; jb += steps_per_block, ++block) {
-            Real z[per_block];
-            normal_block(seed, std::uint64_t(g), block, z);
-            for (int u = 0; u < (steps_per_block > 0 ? steps_per_block : 1); ++u) {
+          VariateUnits<Law, Real> units(seed, std::uint64_t(g), std::uint64_t(step0) * nd / per_unit);
+          for (int jb = 0; jb < nsteps; jb += steps_per_unit) {
+            Real z[per_unit];
+            units.next(z);
+            for (int u = 0; u < (steps_per_unit > 0 ? steps_per_unit : 1); ++u) {
               Noise<System> dW;
               for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z[u * nd + q];
               one_step(dW);
             }
           }
         } else {
-          NormalCursor<Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
+          VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
           for (int jj = 0; jj < nsteps; ++jj) {
             Noise<System> dW;
             for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
@@ -339,12 +340,16 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     long step = 0;
     for (int s = 0; s < samples; ++s) {
       int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
-      if (cfg.stepper == Stepper::euler_maruyama)
-        detail::advance<Stepper::euler_maruyama>(space, system, sweep, paths, cfg.seed, Real(cfg.dt), step, n,
-                                                 cfg.average_from, x, wind, acc);
+      bool const em = cfg.stepper == Stepper::euler_maruyama, weak = cfg.noise == NoiseLaw::five_point;
+      Real const dt = Real(cfg.dt);
+      if (em && !weak)
+        detail::advance<Stepper::euler_maruyama, NoiseLaw::gaussian>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+      else if (em)
+        detail::advance<Stepper::euler_maruyama, NoiseLaw::five_point>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+      else if (!weak)
+        detail::advance<Stepper::srk2, NoiseLaw::gaussian>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
       else
-        detail::advance<Stepper::srk2>(space, system, sweep, paths, cfg.seed, Real(cfg.dt), step, n, cfg.average_from,
-                                       x, wind, acc);
+        detail::advance<Stepper::srk2, NoiseLaw::five_point>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
       step += n;
       r.sample_steps.push_back(step);
       detail::moment_sums<dim>(space, value, P, paths, partial, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));

@@ -9,8 +9,9 @@
 //    C = sum cos x_j (PROG3). Each Euler step is one pass that updates x_i and reduces the next
 //    S, C; an SRK2 step is two passes (predictor: noise, drift, predicted phase and its sums;
 //    corrector: update + sums), two global reductions per step being what SRK2 needs.
-// Noise (KuramotoNoise): the normal of oscillator i at step s is a normal of stream s, numbered so
-// that one Philox block serves several oscillators of one step (noise.hpp); the same on every
+// Noise (KuramotoNoise): the variate of oscillator i at step s is a variate of stream s (a normal,
+// or a five-point variate with --noise-law five-point), numbered so that one unit of variates serves
+// several oscillators of one step (noise.hpp); the same on every
 // backend and for both kernels, so the two kernels integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
 // (trig.hpp) of x / (2 pi). Sums S, C are accumulated in double for both precisions. With
 // identical natural frequencies (omega_spread = 0) the kernels do not read omega_i.
@@ -64,6 +65,7 @@ struct KuramotoConfig {
   int bins = 64;               // histogram of x mod 2 pi at each sample (0: none)
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
+  NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise (noise.hpp)
   Coupling coupling = Coupling::mean_field;
   int tile = 128;              // all pairs: oscillators per team tile (128 fastest on an H200)
   int column_splits = 0;       // all pairs: teams sharing a row tile, each over a share of the
@@ -141,16 +143,17 @@ KOKKOS_INLINE_FUNCTION Real mean_field_drift(Real xi, Real omega_i, Real k_over_
 template <class ExecSpace, class Real>
 using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space>>;
 
-// g dW of oscillator i at step s: with B = normals_per_block<Real> (4 float, 2 double) and
-// M = ceil(N / B) blocks, normal i / M of Philox block i % M of stream s. One block (one Philox
-// call, B / 2 Box-Muller pairs) then serves oscillators t, t + M, ..., t + (B - 1) M, which one
-// mean-field thread t updates; neighbouring threads touch neighbouring phases (coalesced). One
-// step uses one normal per oscillator, so numbering them along the step's stream rather than
-// along each oscillator's own stream is what lets a block be shared (a Philox block per normal
-// was most of the mean-field kernel's instructions).
-template <class Real>
+// g dW of oscillator i at step s: with B = variates_per_unit<Law, Real> (noise.hpp; gaussian: the
+// normals of a Philox block, 4 float, 2 double; five-point: 4) and M = ceil(N / B) units, variate
+// i / M of unit i % M of stream s. One unit (gaussian: one Philox call, B / 2 Box-Muller pairs)
+// then serves oscillators t, t + M, ..., t + (B - 1) M, which one mean-field thread t updates;
+// neighbouring threads touch neighbouring phases (coalesced). One step uses one variate per
+// oscillator, so numbering them along the step's stream rather than along each oscillator's own
+// stream is what lets a unit be shared (a Philox block per normal was most of the mean-field
+// kernel's instructions).
+template <NoiseLaw Law, class Real>
 struct KuramotoNoise {
-  static constexpr int per_block = normals_per_block<Real>;
+  static constexpr int per_block = variates_per_unit<Law, Real>;
   std::uint64_t seed;
   int blocks;  // M
   Real scale;  // g sqrt(dt)
@@ -159,13 +162,13 @@ struct KuramotoNoise {
   KOKKOS_INLINE_FUNCTION std::uint64_t index(int i) const {
     return std::uint64_t(per_block) * std::uint64_t(i % blocks) + std::uint64_t(i / blocks);
   }
-  // g dW of oscillator i alone (one Philox block, the one Box-Muller half it needs).
+  // g dW of oscillator i alone (gaussian: one Philox block, the one Box-Muller half it needs).
   KOKKOS_INLINE_FUNCTION Real one(long step, int i) const {
-    return scale * normal_at<Real>(seed, std::uint64_t(step), index(i));
+    return scale * variate_at<Law, Real>(seed, std::uint64_t(step), index(i));
   }
-  // g dW of the oscillators of block t: gdw[k] is oscillator t + k M's.
+  // g dW of the oscillators of unit t: gdw[k] is oscillator t + k M's.
   KOKKOS_INLINE_FUNCTION void block(long step, int t, Real (&gdw)[per_block]) const {
-    normal_block<Real>(seed, std::uint64_t(step), std::uint64_t(t), gdw);
+    variate_unit<Law, Real>(seed, std::uint64_t(step), std::uint64_t(t), gdw);
     for (int k = 0; k < per_block; ++k) gdw[k] *= scale;
   }
 };
@@ -177,15 +180,15 @@ struct KuramotoNoise {
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
 // sc_pred receives the predictor's sums.
-template <Stepper S, class ExecSpace, class Real>
+template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n,
-                     Real inv_gamma, KuramotoNoise<Real> const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
+                     Real inv_gamma, Noise const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
                      SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   using Mem = typename ExecSpace::memory_space;
-  constexpr int per_block = KuramotoNoise<Real>::per_block;
+  constexpr int per_block = Noise::per_block;
   int const n = int(x.extent(0)), blocks = noise.blocks;
   Real const half_dt = Real(0.5) * dt;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
@@ -386,11 +389,11 @@ int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
 }
 
 // out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`.
-template <class ExecSpace, class Real>
+template <class ExecSpace, class Real, class Noise>
 void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f0,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a,
-                      KuramotoNoise<Real> const& noise, long step, bool wrap,
+                      Noise const& noise, long step, bool wrap,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
@@ -473,14 +476,13 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   Real const dt = Real(c.dt), k_over_n = Real(c.K / n), inv_gamma = Real(1.0 / c.gamma);
   detail::OmegaOf<ExecSpace, Real> const om{omega, Real(c.omega_mean), c.omega_spread == 0};
   Real const noise_amp = Real(std::sqrt(2.0 * c.D / c.gamma));  // x' = ... + sqrt(2 D / gamma) xi
-  detail::KuramotoNoise<Real> const noise(c.seed, n, noise_amp * Kokkos::sqrt(dt));
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
     detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
     detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
   }
-  {
-    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::integrate");
+  // The steps, for either noise law (a generic lambda: one instantiation per law).
+  auto integrate_steps = [&](auto const& noise) {
     Kokkos::Timer clock;
     double last = -1;
     long step = 0;
@@ -517,6 +519,14 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       }
     }
     r.steps_done = step;
+  };
+  {
+    timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::integrate");
+    Real const scale = noise_amp * Kokkos::sqrt(dt);
+    if (c.noise == NoiseLaw::five_point)
+      integrate_steps(detail::KuramotoNoise<NoiseLaw::five_point, Real>(c.seed, n, scale));
+    else
+      integrate_steps(detail::KuramotoNoise<NoiseLaw::gaussian, Real>(c.seed, n, scale));
   }
   timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::observables");
   auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order);

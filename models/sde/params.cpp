@@ -21,6 +21,7 @@ void validate(JosephsonParams const& p) {
   require(p.sample_every >= 1, "--sample-every must be >= 1");
   require(p.bins >= 1 && p.bins <= 100000, "--bins must be in [1, 100000]");
   require(p.stepper == "srk2" || p.stepper == "euler", "--stepper must be srk2 or euler");
+  require(p.noise_law == "gaussian" || p.noise_law == "five-point", "--noise-law must be gaussian or five-point");
   require(p.sweeps.size() <= 2, "at most two --sweep options (a 2-D sweep)");
   long points = 1;
   for (std::size_t i = 0; i < p.sweeps.size(); ++i) {
@@ -49,6 +50,7 @@ void validate(KuramotoParams const& p) {
   require(p.sample_every >= 1, "--sample-every must be >= 1");
   require(p.bins >= 1 && p.bins <= 100000, "--bins must be in [1, 100000]");
   require(p.stepper == "srk2" || p.stepper == "euler", "--stepper must be srk2 or euler");
+  require(p.noise_law == "gaussian" || p.noise_law == "five-point", "--noise-law must be gaussian or five-point");
   require(p.coupling == "mean-field" || p.coupling == "all-pairs", "--coupling must be mean-field or all-pairs");
   require(p.tile >= 1 && p.tile <= 4096, "--tile must be in [1, 4096]");
   require(p.column_splits >= 0 && p.column_splits <= 16, "--column-splits must be in [0, 16] (0: automatic)");

@@ -22,6 +22,7 @@ struct JosephsonParams {
   int bins = 64;                   // histogram of x mod 1 at the end
   std::uint64_t seed = 1;
   std::string stepper = "srk2";    // srk2 | euler
+  std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
   std::vector<SweepSpec> sweeps;   // at most two of a, f, D, gamma
 };
 
@@ -38,6 +39,7 @@ struct KuramotoParams {
   int bins = 64;
   std::uint64_t seed = 1;
   std::string stepper = "srk2";       // srk2 | euler
+  std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
   std::string coupling = "mean-field";  // mean-field | all-pairs
   int tile = 128;                  // all pairs: oscillators per team tile
   int column_splits = 0;           // all pairs: teams per row tile (0: chosen for the device)

@@ -21,17 +21,23 @@
 
 namespace parity::sde {
 
-// Josephson step: one normal (half a Box-Muller pair, 3.5) and dW = sqrt(dt) z (1); each drift
-// evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase) from the table, three adds); g dW 1;
-// predictor 3 per component; corrector 4 per component; the time sum of v 1 (x is not averaged).
-inline double josephson_flops_per_step(bool srk2) { return srk2 ? 4.5 + 2 * 7 + 1 + 6 + 8 + 1 : 4.5 + 7 + 1 + 6 + 1; }
+// Josephson step: one normal (half a Box-Muller pair, 3.5; a five-point variate is selected, 0)
+// and dW = sqrt(dt) z (1); each drift evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase)
+// from the table, three adds); g dW 1; predictor 3 per component; corrector 4 per component; the
+// time sum of v 1 (x is not averaged).
+inline double josephson_flops_per_step(bool srk2, bool gaussian = true) {
+  double const noise = (gaussian ? 3.5 : 0.0) + 1;
+  return srk2 ? noise + 2 * 7 + 1 + 6 + 8 + 1 : noise + 7 + 1 + 6 + 1;
+}
 // Kuramoto mean field, per oscillator step. Euler, one pass: a normal 3.5 (half a Box-Muller pair: the
 // oscillators of one Philox block share it, kuramoto.hpp) and g dW 1; drift 9 (x / 2 pi, sincos 2,
 // cos S - sin C 3, K/N, + omega, / gamma); update 3; sums of the new phase 5 (x / 2 pi, sincos 2,
 // 2 adds). SRK2: the predictor pass (normal and g dW 4.5, drift 9, predicted phase 3, corrector base
 // y = x + f0 dt/2 + g dW 3, sums 5) and the corrector pass (drift 9, x = y + f1 dt/2 2, sums 5).
-inline double kuramoto_mean_field_flops_per_step(bool srk2) {
-  return srk2 ? (4.5 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 4.5 + 9 + 3 + 5;
+// A five-point variate instead of a normal counts 0 instead of 3.5.
+inline double kuramoto_mean_field_flops_per_step(bool srk2, bool gaussian = true) {
+  double const noise = gaussian ? 0.0 : -3.5;
+  return noise + (srk2 ? (4.5 + 9 + 3 + 3 + 5) + (9 + 2 + 5) : 4.5 + 9 + 3 + 5);
 }
 // All pairs, per oscillator and drift evaluation: per pair 2 adds (constant K, factored out) or 2
 // multiply-adds = 4 (matrix K); per column tile 3 per column (x / 2 pi, sincos) and 4 to combine the
@@ -41,9 +47,15 @@ inline double kuramoto_mean_field_flops_per_step(bool srk2) {
 inline double kuramoto_all_pairs_drift_flops(double n, double tile, bool matrix, int splits = 1) {
   return (matrix ? 4 : 2) * n + 7 * std::ceil(n / tile) + 9 + 2.0 * (splits - 1);
 }
-inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false, int splits = 1) {
+inline double kuramoto_all_pairs_flops_per_step(bool srk2, double n, double tile, bool matrix = false, int splits = 1,
+                                                bool gaussian = true) {
   double const d = kuramoto_all_pairs_drift_flops(n, tile, matrix, splits);
-  return srk2 ? 2 * d + 7 + 3 + 4 : d + 7 + 3;
+  double const noise = gaussian ? 7 : 1;  // a five-point variate: only g dW
+  return srk2 ? 2 * d + noise + 3 + 4 : d + noise + 3;
+}
+
+inline NoiseLaw noise_law(std::string const& name) {
+  return name == "five-point" ? NoiseLaw::five_point : NoiseLaw::gaussian;
 }
 
 template <class ExecutionSpace, class Real>
@@ -92,11 +104,12 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.bins = p.bins;
   cfg.seed = p.seed;
   cfg.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
+  cfg.noise = noise_law(p.noise_law);
   r.ensemble = integrate(space, sys, sweep, cfg, progress, times, "josephson");
   r.dt = cfg.dt;
   r.steps = cfg.steps;
   r.paths_total = long(p.paths) * sweep.size();
-  r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2);
+  r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2, cfg.noise == NoiseLaw::gaussian);
   // Per launch each path reads and writes its state (2 Real), winding (int) and time sum of v
   // (double), and the sampling pass reads the state and winding once more.
   double const per_launch = 2 * (2 * sizeof(Real) + 4 + 8) + (2 * sizeof(Real) + 4);
@@ -121,6 +134,7 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   c.bins = p.bins;
   c.seed = p.seed;
   c.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
+  c.noise = noise_law(p.noise_law);
   c.coupling = p.coupling == "all-pairs" ? Coupling::all_pairs : Coupling::mean_field;
   c.tile = p.tile;
   c.column_splits = p.column_splits;
@@ -130,14 +144,14 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   bool const srk2 = c.stepper == Stepper::srk2;
   double const n = p.oscillators;
   if (c.coupling == Coupling::mean_field) {
-    r.flops_per_step = kuramoto_mean_field_flops_per_step(srk2);
+    r.flops_per_step = kuramoto_mean_field_flops_per_step(srk2, c.noise == NoiseLaw::gaussian);
     // Euler: x read and written. SRK2: the predictor reads x and writes y, xp; the corrector reads
     // y, xp and writes x. omega_i read per pass only when the frequencies differ.
     double const om = p.omega_spread == 0 ? 0.0 : 1.0;
     r.bytes_per_step = (srk2 ? 6.0 + 2 * om : 2.0 + om) * sizeof(Real);
   } else {
     int const splits = r.kuramoto.column_splits;
-    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile, false, splits);
+    r.flops_per_step = kuramoto_all_pairs_flops_per_step(srk2, n, p.tile, false, splits, c.noise == NoiseLaw::gaussian);
     // Each team streams all N phases through scratch per drift: N / tile reads per oscillator, plus
     // its own phase, omega_i (when they differ) and the drift written; with column shares, two
     // partial sums per share written and read back.

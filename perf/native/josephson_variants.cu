@@ -19,6 +19,10 @@
 //   V8 = V7 with occupancy capped at 50 % (4 blocks of 256 per SM, by dynamic shared memory): the
 //        Kokkos kernel's occupancy before 2026-11-23 (51 registers: at most 36 warps per SM)
 //   V9 = V7 with occupancy capped at 75 % (6 blocks of 256 per SM: 40 registers, no launch bounds)
+//   V10 = V7 with weak noise: a five-point law with the normal's moments through the fifth, from 4
+//         bits (32 variates per Philox block; models/sde/noise.hpp NoiseLaw::five_point, 2026-11-23)
+//   V11 = V10 with the drift's cos(2 pi x) by __cosf (hardware approximation; reference only)
+//   V12 = V7 with the textbook three-point law (+-sqrt 3 with probability 1/6) from a 32-bit word
 // Occupancy of each kernel: printed beside its time (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 #include <Random123/philox.h>
 #include <cuda_runtime.h>
@@ -218,6 +222,67 @@ __global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
   acc[g] += double(sv);
 }
 
+
+// Weak noise (V10-V12): dW = amp * xi with xi discrete. Five-point: 4 bits per variate, bit 0 the
+// sign, bits 1-3 m: m < 4 -> a, m == 4 -> b, else 0 (P = 1/2, 1/8, 3/8 for |xi| = a, b, 0),
+// a^2 = (8 - sqrt 14) / 5, b^2 = (8 + 4 sqrt 14) / 5: E xi^2 = 1, E xi^4 = 3, odd moments 0.
+template <class R, int T, int Law>
+__global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps, R dt) {
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  R x = X[g], v = V[g];
+  int w = W[g];
+  R const tp = R(6.283185307179586476925286766559), gamma = p.gamma, a = p.a, f = p.f, hdt = R(0.5) * dt;
+  R const amp = sqrt(R(2) * gamma * R(p.D)) * sqrt(dt);
+  R const la = amp * R(0.92285888555358870), lb = amp * R(2.1432045887920157), l3 = amp * R(1.7320508075688772);
+  int ph = int(step0 % p.spp);
+  R d0 = a * drive[ph];
+  R sv = 0;
+  auto step = [&](R dW) {
+    int const ph1 = ph + 1 == p.spp ? 0 : ph + 1;
+    R const d1 = a * drive[ph1];
+    R const f0v = -gamma * v - tp * cos2pi<R, T>(x) + d0 + f;
+    R const xp = x + v * dt, vp = v + f0v * dt + dW;
+    R const f1v = -gamma * vp - tp * cos2pi<R, T>(xp) + d1 + f;
+    x += (v + vp) * hdt;
+    v += (f0v + f1v) * hdt + dW;
+    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    sv += v;
+    ph = ph1;
+    d0 = d1;
+  };
+  if constexpr (Law == 5) {
+    // units of 4 steps (16 bits); a Philox block every 8 units. Assumes step0 % 32 == 0.
+    uint64_t blk = uint64_t(step0) / 32;
+    uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    for (int j = 0, u = 0; j < nsteps; j += 4, ++u) {
+      if ((u & 7) == 0) { uint4 b = philox(seed, g, blk++); w0 = b.x; w1 = b.y; w2 = b.z; w3 = b.w; }
+      uint32_t bits = w0;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        uint32_t const nib = bits >> (4 * q);
+        uint32_t const m = (nib >> 1) & 7u;
+        R const mag = m < 4u ? la : (m == 4u ? lb : R(0));
+        step((nib & 1u) ? -mag : mag);
+      }
+      if (u & 1) { w0 = w1; w1 = w2; w2 = w3; } else { w0 >>= 16; }
+    }
+  } else {
+    uint64_t blk = uint64_t(step0) / 4;
+    for (int j = 0; j < nsteps; j += 4, ++blk) {
+      uint4 b = philox(seed, g, blk);
+      uint32_t const ws[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        uint32_t const u32 = ws[q];
+        step(u32 < 715827883u ? -l3 : (u32 >= 3579139413u ? l3 : R(0)));
+      }
+    }
+  }
+  X[g] = x; V[g] = v; W[g] = w;
+  acc[g] += double(sv);
+}
+
 template <class R>
 __global__ void init(int n, R* X, R* V, int* W, double* acc, uint64_t seed) {
   int g = blockIdx.x * blockDim.x + threadIdx.x;
@@ -260,6 +325,10 @@ void run(char const* name, int n, int launches, int variant) {
       case 7: vn<R, half, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
       case 8:
       case 9: vn<R, half, true, true><<<nb, bs, smem>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      // weak noise: launches of 96 steps (a multiple of 32), s0 advanced by 96 below
+      case 10: vw<R, half, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
+      case 11: vw<R, fast, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
+      case 12: vw<R, half, 3><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
     }
   };
   init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
@@ -269,7 +338,8 @@ void run(char const* name, int n, int launches, int variant) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0); cudaEventCreate(&e1);
   cudaEventRecord(e0);
-  for (int l = 0; l < launches; ++l) launch(long(l) * 100);
+  int const per_launch = variant >= 10 ? 96 : 100;
+  for (int l = 0; l < launches; ++l) launch(long(l) * per_launch);
   cudaEventRecord(e1);
   CK(cudaEventSynchronize(e1));
   float ms;
@@ -278,11 +348,16 @@ void run(char const* name, int n, int launches, int variant) {
   CK(cudaMemcpy(ah.data(), acc, n * sizeof(double), cudaMemcpyDeviceToHost));
   double m = 0;
   for (double v : ah) m += v;
-  m /= double(n) * launches * 100;
-  double const steps = double(n) * launches * 100;
+  m /= double(n) * launches * per_launch;
+  double const steps = double(n) * launches * per_launch;
   int blocks = 0;
   cudaFuncAttributes attr{};
-  auto const* k = variant == 0 ? (void const*)v0<R> : variant >= 7 ? (void const*)vn<R, half, true, true> : nullptr;
+  auto const* k = variant == 0                    ? (void const*)v0<R>
+                  : variant >= 7 && variant <= 9 ? (void const*)vn<R, half, true, true>
+                  : variant == 10                ? (void const*)vw<R, half, 5>
+                  : variant == 11                ? (void const*)vw<R, fast, 5>
+                  : variant == 12                ? (void const*)vw<R, half, 3>
+                                                 : nullptr;
   if (k) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, bs, smem));
     CK(cudaFuncGetAttributes(&attr, k));
@@ -299,7 +374,9 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("%s, %d SMs; %d paths x %d steps\n", prop.name, prop.multiProcessorCount, n, launches * 100);
-  for (int v = 0; v <= 9; ++v) run<float>("float", n, launches, v);
-  for (int v = 0; v <= 9; ++v)
-    if (v != 5) run<double>("double", n, launches, v);
+  int const only = argc > 3 ? atoi(argv[3]) : -1;  // one variant, or all
+  for (int v = 0; v <= 12; ++v)
+    if (only < 0 || v == only || v == 7) run<float>("float", n, launches, v);
+  for (int v = 0; v <= 12; ++v)
+    if (v != 5 && v != 11 && (only < 0 || v == only || v == 7)) run<double>("double", n, launches, v);
 }

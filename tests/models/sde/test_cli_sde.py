@@ -26,6 +26,7 @@ class SdeCli(CliTestCase):
         self.assert_bad_input(parity("josephson", "--sweep", "omega:1:2:3"), "cannot be swept")
         self.assert_bad_input(parity("josephson", "--sweep", "a:0:1:3", "--sweep", "a:0:1:3"), "differ")
         self.assert_bad_input(parity("josephson", "--stepper", "rk4"), "--stepper")
+        self.assert_bad_input(parity("josephson", "--noise-law", "uniform"), "--noise-law")
 
     def test_bad_kuramoto_input(self):
         self.assert_bad_input(parity("kuramoto", "-N", "1"), "--oscillators")
@@ -33,6 +34,7 @@ class SdeCli(CliTestCase):
         self.assert_bad_input(parity("kuramoto", "--coupling", "ring"), "--coupling")
         self.assert_bad_input(parity("kuramoto", "--coupling", "all-pairs", "-N", "4000000"), "2^20")
         self.assert_bad_input(parity("kuramoto", "--column-splits", "17"), "--column-splits")
+        self.assert_bad_input(parity("kuramoto", "--noise-law", "two-point"), "--noise-law")
 
     def test_josephson_sweep_report(self):
         with tempfile.TemporaryDirectory() as d:
@@ -68,6 +70,22 @@ class SdeCli(CliTestCase):
         self.assertLess(abs(res["r_mean_second_half"] - res["r_theory"]), 0.06)
         self.assertEqual(sum(res["histogram_final"]), 1024)
         self.assertIn("flops_per_step", res)
+
+    def test_five_point_noise_law(self):
+        # The weak noise is chosen by name, reported, and counted (no Box-Muller in the FLOP count).
+        res = {}
+        for law in ("gaussian", "five-point"):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("josephson", "--paths", "256", "--periods", "20", "--transient", "5", "--noise-law", law,
+                           "--json", path, "-q")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    doc = json.load(f)
+            self.assertEqual(doc["parameters"]["noise_law"], law)
+            res[law] = doc["results"]
+        self.assertEqual(res["gaussian"]["flops_per_step"] - res["five-point"]["flops_per_step"], 3.5)
+        self.assertNotEqual(res["gaussian"]["mean_velocity"], res["five-point"]["mean_velocity"])
 
     def test_kuramoto_all_pairs_column_splits(self):
         # Two column shares per row tile against one: the same trajectories up to the order of the

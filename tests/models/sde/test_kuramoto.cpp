@@ -32,8 +32,9 @@ double circular_distance(double a, double b) {
 
 template <class Real>
 void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with_matrix, int tile = 64, int splits = 0,
-                     int n = 160) {
+                     int n = 160, sde::NoiseLaw law = sde::NoiseLaw::gaussian) {
   sde::KuramotoConfig c;
+  c.noise = law;
   c.n = n;  // 160: not a multiple of the tile
   c.tile = tile;
   c.column_splits = splits;
@@ -55,8 +56,9 @@ void compare_kernels(sde::Stepper stepper, double tol_x, double tol_r, bool with
     dxm = std::max(dxm, circular_distance(am.positions[i], ap.positions[i]));
   }
   for (int s = 0; s < mf.samples; ++s) dr = std::max(dr, std::abs(mf.r[s] - ap.r[s]));
-  std::printf("  %s %s: max |x_mean_field - x_all_pairs| = %.2e, max |dr| = %.2e, matrix K vs constant %.2e\n",
-              sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler", dx, dr, dxm);
+  std::printf("  %s %s%s: max |x_mean_field - x_all_pairs| = %.2e, max |dr| = %.2e, matrix K vs constant %.2e\n",
+              sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler",
+              law == sde::NoiseLaw::five_point ? " five-point" : "", dx, dr, dxm);
   EXPECT_LT(dx, tol_x);
   EXPECT_LT(dr, tol_r);
   EXPECT_LT(dxm, tol_x);
@@ -81,14 +83,18 @@ TEST(Kuramoto, AllPairsAndMeanFieldAgree) {
   compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, false, 64, 0, 161);
   compare_kernels<float>(sde::Stepper::euler_maruyama, 1e-4, 1e-5, false, 64, 0, 163);
   compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, false, 64, 0, 163);
+  // Five-point noise: units of 4 variates in both precisions (161: a last unit past N).
+  compare_kernels<float>(sde::Stepper::srk2, 1e-4, 1e-5, true, 64, 0, 161, sde::NoiseLaw::five_point);
+  compare_kernels<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, false, 53, 2, 162, sde::NoiseLaw::five_point);
+  compare_kernels<double>(sde::Stepper::srk2, 1e-10, 1e-11, false, 64, 0, 163, sde::NoiseLaw::five_point);
 }
 
 // Each oscillator of a step gets its own normal of the step's stream, and the oscillators one
 // mean-field thread updates (t, t + M, ...) get the normals of one Philox block, in order.
-template <class Real>
+template <sde::NoiseLaw Law, class Real>
 void check_noise_numbering(int n) {
-  sde::detail::KuramotoNoise<Real> const noise(1, n, Real(1));
-  constexpr int B = sde::detail::KuramotoNoise<Real>::per_block;
+  sde::detail::KuramotoNoise<Law, Real> const noise(1, n, Real(1));
+  constexpr int B = sde::detail::KuramotoNoise<Law, Real>::per_block;
   ASSERT_EQ(noise.blocks, (n + B - 1) / B);
   std::vector<int> seen(std::size_t(noise.blocks) * B, 0);
   for (int i = 0; i < n; ++i) {
@@ -102,8 +108,10 @@ void check_noise_numbering(int n) {
 
 TEST(Kuramoto, NoiseNumberingGivesEachOscillatorItsOwnNormal) {
   for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 160, 161, 162, 163, 1000}) {
-    check_noise_numbering<float>(n);
-    check_noise_numbering<double>(n);
+    check_noise_numbering<sde::NoiseLaw::gaussian, float>(n);
+    check_noise_numbering<sde::NoiseLaw::gaussian, double>(n);
+    check_noise_numbering<sde::NoiseLaw::five_point, float>(n);
+    check_noise_numbering<sde::NoiseLaw::five_point, double>(n);
   }
 }
 
@@ -128,8 +136,10 @@ TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
   c.dt = 0.02;
   c.steps = 1000;
   c.sample_every = 10;
-  for (auto stepper : {sde::Stepper::euler_maruyama, sde::Stepper::srk2}) {
-    c.stepper = stepper;
+  // Euler, SRK2, and SRK2 with five-point noise (a weak scheme: the stationary law is what it must get).
+  for (int variant = 0; variant < 3; ++variant) {
+    c.stepper = variant == 0 ? sde::Stepper::euler_maruyama : sde::Stepper::srk2;
+    c.noise = variant == 2 ? sde::NoiseLaw::five_point : sde::NoiseLaw::gaussian;
     auto const r = run<double>(c);
     double m = 0;
     int cnt = 0;

@@ -1,0 +1,203 @@
+// The noise laws of models/sde/noise.hpp: the five-point law's moments against the normal's (by
+// enumerating its 16 bit patterns), its frequencies as drawn from Philox (chi-square), every way of
+// reading a stream (units in order from any start, one unit, one variate, the cursor) giving the
+// same variates, and the ensemble integrator with five-point noise against the Ornstein-Uhlenbeck
+// closed forms and, on the nonlinear Josephson junction, against Gaussian noise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "models/sde/ensemble.hpp"
+#include "models/sde/noise.hpp"
+#include "models/sde/solver.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_sde_noise {
+
+using parity::test::ExecSpace;
+using parity::test::MemSpace;
+namespace sde = parity::sde;
+
+// Weak order 2 asks E xi = E xi^3 = E xi^5 = 0, E xi^2 = 1, E xi^4 = 3 (16 equally likely patterns).
+template <class Real>
+void check_five_point_moments(double tol) {
+  double m[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (std::uint32_t bits = 0; bits < 16; ++bits) {
+    double const x = double(sde::five_point_variate<Real>(bits));
+    for (int k = 1; k <= 6; ++k) m[k] += std::pow(x, k) / 16;
+  }
+  std::printf("  five-point<%s>: E xi^2 - 1 = %.1e, E xi^4 - 3 = %.1e, E xi^6 = %.3f (normal: 15)\n",
+              sizeof(Real) == 8 ? "double" : "float", m[2] - 1, m[4] - 3, m[6]);
+  EXPECT_EQ(m[1], 0.0);  // symmetric pairs cancel exactly
+  EXPECT_EQ(m[3], 0.0);
+  EXPECT_EQ(m[5], 0.0);
+  EXPECT_NEAR(m[2], 1.0, tol);
+  EXPECT_NEAR(m[4], 3.0, 3 * tol);
+  EXPECT_NEAR(m[6], 12.423, 1e-3);  // differs from the normal's 15: only weak order 2
+}
+
+TEST(SdeNoise, FivePointLawHasTheNormalMomentsThroughTheFifth) {
+  check_five_point_moments<double>(1e-15);
+  check_five_point_moments<float>(2e-7);
+}
+
+// Variates n of `streams` streams read four ways: units in order from unit `first` (five-point:
+// from inside a Philox block), variate_unit, variate_at and the cursor from variate `first_var`.
+template <sde::NoiseLaw Law, class Real>
+void check_reading_paths(int first, int first_var) {
+  constexpr int per = sde::variates_per_unit<Law, Real>;
+  int const streams = 32, units = 40, count = units * per;
+  Kokkos::View<Real***, MemSpace> v("v", 4, streams, count);
+  Kokkos::parallel_for(
+      "parity::test::noise_reading_paths", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int s) {
+        sde::VariateUnits<Law, Real> seq(9, std::uint64_t(s), std::uint64_t(first));
+        for (int u = 0; u < units; ++u) {
+          Real z[per];
+          seq.next(z);
+          for (int k = 0; k < per; ++k) v(0, s, u * per + k) = z[k];
+          sde::variate_unit<Law, Real>(9, std::uint64_t(s), std::uint64_t(first + u), z);
+          for (int k = 0; k < per; ++k) v(1, s, u * per + k) = z[k];
+        }
+        for (int m = 0; m < count; ++m)
+          v(2, s, m) = sde::variate_at<Law, Real>(9, std::uint64_t(s), std::uint64_t(first) * per + m);
+        sde::VariateCursor<Law, Real> cur(9, std::uint64_t(s), std::uint64_t(first_var));
+        for (int m = 0; m < count; ++m) v(3, s, m) = cur.next();
+      });
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  int const shift = first_var - first * per;  // the cursor's variate m is variate m + shift of the others
+  for (int s = 0; s < streams; ++s)
+    for (int m = 0; m < count; ++m) {
+      ASSERT_EQ(h(0, s, m), h(1, s, m)) << s << " " << m;
+      ASSERT_EQ(h(0, s, m), h(2, s, m)) << s << " " << m;
+      if (m - shift >= 0 && m - shift < count) ASSERT_EQ(h(3, s, m - shift), h(0, s, m)) << s << " " << m;
+    }
+}
+
+TEST(SdeNoise, EveryReadingOfAStreamGivesTheSameVariates) {
+  for (int first : {0, 1, 7, 8, 13}) {
+    check_reading_paths<sde::NoiseLaw::five_point, float>(first, first * 4 + 3);
+    check_reading_paths<sde::NoiseLaw::five_point, double>(first, first * 4 + 1);
+    check_reading_paths<sde::NoiseLaw::gaussian, float>(first, first * 4 + 2);
+    check_reading_paths<sde::NoiseLaw::gaussian, double>(first, first * 2 + 1);
+  }
+}
+
+// 2^20 five-point variates from 1024 streams: frequencies of -b, -a, 0, a, b against 1/16, 1/4,
+// 3/8, 1/4, 1/16 (chi-square, 4 degrees of freedom; 30 is exceeded with probability 5e-6).
+TEST(SdeNoise, FivePointFrequenciesMatchTheLaw) {
+  int const streams = 1024, units = 256;
+  Kokkos::View<long[5], MemSpace> counts("counts");
+  Kokkos::parallel_for(
+      "parity::test::five_point_counts", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int s) {
+        sde::VariateUnits<sde::NoiseLaw::five_point, double> seq(3, std::uint64_t(s), 0);
+        long c[5] = {0, 0, 0, 0, 0};
+        for (int u = 0; u < units; ++u) {
+          double z[4];
+          seq.next(z);
+          for (int k = 0; k < 4; ++k) {
+            double const x = z[k];
+            c[x < -1.5 ? 0 : x < -0.5 ? 1 : x < 0.5 ? 2 : x < 1.5 ? 3 : 4]++;
+          }
+        }
+        for (int k = 0; k < 5; ++k) Kokkos::atomic_add(&counts(k), c[k]);
+      });
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  double const N = double(streams) * units * 4, p[5] = {1.0 / 16, 0.25, 0.375, 0.25, 1.0 / 16};
+  double chi2 = 0;
+  for (int k = 0; k < 5; ++k) chi2 += std::pow(double(h(k)) - N * p[k], 2) / (N * p[k]);
+  std::printf("  five-point frequencies over %.0f variates: chi^2 = %.2f (4 dof)\n", N, chi2);
+  EXPECT_LT(chi2, 30.0);
+  EXPECT_GT(chi2, 0.0);
+}
+
+// dx = -theta x dt + sigma dW through the ensemble integrator with five-point noise: mean and
+// variance against the closed forms (OU) and 2 D t (free diffusion), as the Gaussian runs do in
+// test_steppers.cpp. Launches of 25 steps read whole units; of 7, the cursor.
+template <class Real>
+struct Ou {
+  using real_type = Real;
+  static constexpr int dim = 1, noise_dim = 1, wrapped = -1;
+  Real theta = 1, sigma = 1;
+  KOKKOS_INLINE_FUNCTION Real period() const { return 0; }
+  KOKKOS_INLINE_FUNCTION void set(int field, double v) {
+    if (field == 0) theta = Real(v);
+    if (field == 1) sigma = Real(v);
+  }
+  KOKKOS_INLINE_FUNCTION void drift(sde::Tick const&, sde::State<Ou> const& x, sde::State<Ou>& f) const { f[0] = -theta * x[0]; }
+  KOKKOS_INLINE_FUNCTION void noise(sde::Tick const&, sde::State<Ou> const&, sde::Noise<Ou> const& dW, sde::State<Ou>& out) const {
+    out[0] = sigma * dW[0];
+  }
+  KOKKOS_INLINE_FUNCTION void initial(parity::random::PhiloxStream<Real>&, sde::State<Ou>& x) const { x[0] = 1; }
+};
+
+void check_ou_five_point(sde::Stepper stepper, int sample_every) {
+  int const paths = 1 << 14;
+  sde::Sweep sweep;
+  sweep.axis[0] = {1, 0.5, 1.0, 2};  // sigma
+  sweep.axis[1] = {0, 0.0, 2.0, 3};  // theta (0: free diffusion)
+  sde::EnsembleConfig cfg;
+  cfg.paths = paths;
+  cfg.steps = 100;
+  cfg.dt = 0.01;
+  cfg.sample_every = sample_every;
+  cfg.stepper = stepper;
+  cfg.noise = sde::NoiseLaw::five_point;
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes times;
+  auto const r = sde::integrate(ExecSpace(), Ou<double>{}, sweep, cfg, progress, times, "test");
+  double worst = 0;
+  for (int s = 0; s < r.samples; ++s) {
+    double const t = r.sample_steps[s] * 0.01;
+    for (int p = 0; p < 6; ++p) {
+      double const sigma = p / 3 == 0 ? 0.5 : 1.0, theta = (p % 3) * 1.0;
+      double const m = std::exp(-theta * t);
+      double const v = theta == 0 ? sigma * sigma * t : sigma * sigma / (2 * theta) * (1 - std::exp(-2 * theta * t));
+      double const bias = stepper == sde::Stepper::euler_maruyama ? 0.01 * t * theta * theta : 1e-4;
+      double const mean = r.mean[s * 6 + p], var = r.variance[s * 6 + p];
+      EXPECT_NEAR(mean, m, 5 * std::sqrt(v / paths) + bias) << "sample " << s << " point " << p;
+      EXPECT_NEAR(var, v, 5 * v * std::sqrt(2.0 / paths) + bias * v) << "sample " << s << " point " << p;
+      worst = std::max(worst, std::abs(var / v - 1) / std::sqrt(2.0 / paths));
+    }
+  }
+  std::printf("  five-point OU/free diffusion (%s, launches of %d): worst variance deviation %.2f standard errors\n",
+              stepper == sde::Stepper::srk2 ? "srk2" : "euler", sample_every, worst);
+}
+
+TEST(SdeNoise, FivePointOrnsteinUhlenbeckMatchesClosedForms) {
+  check_ou_five_point(sde::Stepper::srk2, 25);
+  check_ou_five_point(sde::Stepper::srk2, 7);
+  check_ou_five_point(sde::Stepper::euler_maruyama, 25);
+}
+
+// The driven junction is nonlinear and chaotic: <<v>> and the final variance of v with five-point
+// noise agree with the Gaussian run's within their combined statistical errors (other random
+// numbers, so only statistically). D = 0.1 so that the noise matters.
+template <class Real>
+void check_josephson_laws() {
+  sde::JosephsonParams p;
+  p.D = 0.1, p.paths = 1 << 13, p.periods = 60, p.transient_periods = 20, p.bins = 16;
+  parity::run::SilentProgress progress;
+  parity::run::PhaseTimes times;
+  auto const g = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  p.noise_law = "five-point";
+  auto const f = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  double const vg = g.ensemble.time_average[1], vf = f.ensemble.time_average[1];
+  double const err = std::hypot(g.ensemble.time_average_error[1], f.ensemble.time_average_error[1]);
+  std::size_t const last = std::size_t(g.ensemble.samples - 1) * 2 + 1;
+  double const varg = g.ensemble.variance[last], varf = f.ensemble.variance[last];
+  std::printf("  josephson<%s> D = 0.1: <<v>> gaussian %.5f, five-point %.5f (combined error %.5f); var v %.4f / %.4f\n",
+              sizeof(Real) == 8 ? "double" : "float", vg, vf, err, varg, varf);
+  EXPECT_GT(std::abs(vg), 10 * g.ensemble.time_average_error[1]);  // a drift to compare
+  EXPECT_NEAR(vf, vg, 4 * err);
+  EXPECT_NEAR(varf, varg, 4 * varg * std::sqrt(4.0 / p.paths));
+}
+
+TEST(SdeNoise, FivePointJosephsonMatchesGaussianStatistically) {
+  check_josephson_laws<double>();
+  check_josephson_laws<float>();
+}
+
+}  // namespace parity_test_sde_noise
