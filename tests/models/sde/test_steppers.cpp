@@ -41,7 +41,8 @@ struct OrnsteinUhlenbeck {
   }
 };
 
-sde::EnsembleResult run_ou(sde::Stepper stepper, int paths, std::uint64_t seed = 7) {
+sde::EnsembleResult run_ou(sde::Stepper stepper, int paths, std::uint64_t seed = 7,
+                           sde::NoiseLaw law = sde::NoiseLaw::gaussian, int sample_every = 25) {
   OrnsteinUhlenbeck<double> ou;
   sde::Sweep sweep;
   sweep.axis[0] = {1, 0.5, 1.0, 2};  // sigma in {0.5, 1}
@@ -50,19 +51,20 @@ sde::EnsembleResult run_ou(sde::Stepper stepper, int paths, std::uint64_t seed =
   cfg.paths = paths;
   cfg.steps = 100;
   cfg.dt = 0.01;
-  cfg.sample_every = 25;
+  cfg.sample_every = sample_every;
   cfg.seed = seed;
   cfg.stepper = stepper;
+  cfg.noise = law;
   parity::run::SilentProgress progress;
   parity::run::PhaseTimes times;
   return sde::integrate(ExecSpace(), ou, sweep, cfg, progress, times, "test");
 }
 
-void check_ou_moments(sde::Stepper stepper) {
+void check_ou_moments(sde::Stepper stepper, sde::NoiseLaw law = sde::NoiseLaw::gaussian, int sample_every = 25) {
   int const paths = 8192;
-  auto const r = run_ou(stepper, paths);
+  auto const r = run_ou(stepper, paths, 7, law, sample_every);
   ASSERT_EQ(r.params, 6);
-  ASSERT_EQ(r.samples, 4);
+  ASSERT_EQ(r.samples, (100 + sample_every - 1) / sample_every);
   double worst = 0;
   for (int s = 0; s < r.samples; ++s) {
     double const t = r.sample_steps[s] * 0.01;
@@ -77,11 +79,19 @@ void check_ou_moments(sde::Stepper stepper) {
       worst = std::max(worst, std::abs(var / v - 1) / std::sqrt(2.0 / paths));
     }
   }
-  std::printf("  OU/free diffusion variance: worst deviation %.2f standard errors\n", worst);
+  std::printf("  OU/free diffusion variance (%s, launches of %d): worst deviation %.2f standard errors\n",
+              law == sde::NoiseLaw::five_point ? "five-point" : "gaussian", sample_every, worst);
 }
 
 TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionEuler) { check_ou_moments(sde::Stepper::euler_maruyama); }
 TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionSrk2) { check_ou_moments(sde::Stepper::srk2); }
+// Five-point noise (noise.hpp): the same closed forms. Launches of 25 steps read whole units of
+// variates; of 7, the cursor.
+TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionFivePoint) {
+  check_ou_moments(sde::Stepper::srk2, sde::NoiseLaw::five_point, 25);
+  check_ou_moments(sde::Stepper::srk2, sde::NoiseLaw::five_point, 7);
+  check_ou_moments(sde::Stepper::euler_maruyama, sde::NoiseLaw::five_point, 25);
+}
 
 TEST(SdeEnsemble, SameSeedSameNumbers) {
   auto const a = run_ou(sde::Stepper::srk2, 1000, 3), b = run_ou(sde::Stepper::srk2, 1000, 3);
