@@ -86,8 +86,8 @@ TEST(SdeNoise, EveryReadingOfAStreamGivesTheSameVariates) {
 
 // 2^20 five-point variates from 1024 streams: frequencies of -b, -a, 0, a, b against 1/16, 1/4,
 // 3/8, 1/4, 1/16 (chi-square, 4 degrees of freedom; 30 is exceeded with probability 5e-6).
-TEST(SdeNoise, FivePointFrequenciesMatchTheLaw) {
-  int const streams = 1024, units = 256;
+// (A free function: nvcc's device lambdas may not sit in a test body.)
+std::vector<long> five_point_counts(int streams, int units) {
   Kokkos::View<long[5], MemSpace> counts("counts");
   Kokkos::parallel_for(
       "parity::test::five_point_counts", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int s) {
@@ -104,9 +104,15 @@ TEST(SdeNoise, FivePointFrequenciesMatchTheLaw) {
         for (int k = 0; k < 5; ++k) Kokkos::atomic_add(&counts(k), c[k]);
       });
   auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  return {h(0), h(1), h(2), h(3), h(4)};
+}
+
+TEST(SdeNoise, FivePointFrequenciesMatchTheLaw) {
+  int const streams = 1024, units = 256;
+  auto const h = five_point_counts(streams, units);
   double const N = double(streams) * units * 4, p[5] = {1.0 / 16, 0.25, 0.375, 0.25, 1.0 / 16};
   double chi2 = 0;
-  for (int k = 0; k < 5; ++k) chi2 += std::pow(double(h(k)) - N * p[k], 2) / (N * p[k]);
+  for (int k = 0; k < 5; ++k) chi2 += std::pow(double(h[k]) - N * p[k], 2) / (N * p[k]);
   std::printf("  five-point frequencies over %.0f variates: chi^2 = %.2f (4 dof)\n", N, chi2);
   EXPECT_LT(chi2, 30.0);
   EXPECT_GT(chi2, 0.0);
