@@ -269,21 +269,21 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
           ++j;
         };
         if (blocked) {
-          VariateUnits<Law, Real> units(seed, std::uint64_t(g), std::uint64_t(step0) * nd / per_unit);
+          VariateUnits<Law, Real> units(seed, std::uint64_t(g), std::uint64_t(step0) * nd / per_unit, sqrt_dt);
           for (int jb = 0; jb < nsteps; jb += steps_per_unit) {
             Real z[per_unit];
             units.next(z);
             for (int u = 0; u < (steps_per_unit > 0 ? steps_per_unit : 1); ++u) {
               Noise<System> dW;
-              for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z[u * nd + q];
+              for (int q = 0; q < nd; ++q) dW[q] = z[u * nd + q];  // already times sqrt(dt)
               one_step(dW);
             }
           }
         } else {
-          VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd);
+          VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd, sqrt_dt);
           for (int jj = 0; jj < nsteps; ++jj) {
             Noise<System> dW;
-            for (int q = 0; q < nd; ++q) dW[q] = sqrt_dt * z.next();
+            for (int q = 0; q < nd; ++q) dW[q] = z.next();
             one_step(dW);
           }
         }

@@ -29,6 +29,7 @@ struct JosephsonSystem {
   static constexpr int dim = 2, noise_dim = 1;
   static constexpr int wrapped = 0;  // x, modulo the potential's period 1
   static constexpr unsigned time_averaged = 1u << 1;  // v only: <<v>> (x's time average is not used)
+  static constexpr unsigned noisy = 1u << 1;          // the noise enters v only
   // Float: 8 blocks of 256 threads per multiprocessor (at most 32 registers, full occupancy on
   // sm_90, as the native reference kernel reaches by itself; without it 40 registers, 75 %);
   // double: the compiler's choice (56 registers). PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS=0 at

@@ -143,8 +143,8 @@ KOKKOS_INLINE_FUNCTION Real mean_field_drift(Real xi, Real omega_i, Real k_over_
 template <class ExecSpace, class Real>
 using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space>>;
 
-// g dW of oscillator i at step s: with B variates per thread (gaussian: the normals of a Philox
-// block, 4 float, 2 double; five-point: two units of 4 from one Philox block, noise.hpp) and
+// g dW of oscillator i at step s: with B variates per thread (one unit, noise.hpp; gaussian: the
+// normals of a Philox block, 4 float, 2 double; five-point: 4, 16 bits of a Philox block) and
 // M = ceil(N / B), variate B (i % M) + i / M of stream s. The B variates of thread t (gaussian:
 // one Philox call, B / 2 Box-Muller pairs) serve oscillators t, t + M, ..., t + (B - 1) M, which
 // mean-field thread t updates; neighbouring threads touch neighbouring phases (coalesced). One
@@ -153,8 +153,10 @@ using OmegaOf = Omega<Real, Kokkos::View<Real*, typename ExecSpace::memory_space
 // normal was most of the mean-field kernel's instructions).
 template <NoiseLaw Law, class Real>
 struct KuramotoNoise {
-  // Five-point: two units (8 oscillators per thread), both from one Philox block.
-  static constexpr int per_block = Law == NoiseLaw::five_point ? 8 : variates_per_unit<Law, Real>;
+  // One unit per thread. Five-point with two units (8 oscillators per thread from one Philox
+  // block) was slower on an H200: 340 against 213 us per SRK2 step in float at 2^24, the float
+  // passes spilling under their 32-register cap, double at 114-144 registers (session 11, call 34).
+  static constexpr int per_block = variates_per_unit<Law, Real>;
   std::uint64_t seed;
   int blocks;  // M
   Real scale;  // g sqrt(dt)
@@ -169,10 +171,7 @@ struct KuramotoNoise {
   }
   // g dW of the oscillators of unit t: gdw[k] is oscillator t + k M's.
   KOKKOS_INLINE_FUNCTION void block(long step, int t, Real (&gdw)[per_block]) const {
-    constexpr int units = per_block / variates_per_unit<Law, Real>;
-    VariateUnits<Law, Real> read(seed, std::uint64_t(step), std::uint64_t(t) * units);
-    for (int u = 0; u < units; ++u) read.next(gdw + u * variates_per_unit<Law, Real>);
-    for (int k = 0; k < per_block; ++k) gdw[k] *= scale;
+    VariateUnits<Law, Real>(seed, std::uint64_t(step), std::uint64_t(t), scale).next(gdw);
   }
 };
 

@@ -8,6 +8,10 @@
 //   KOKKOS_FUNCTION void drift(Tick const& t, State const& x, State& f) const;           // f(x, t)
 //   KOKKOS_FUNCTION void noise(Tick const& t, State const& x, Noise const& dW, State& gdw) const;  // g dW
 //   KOKKOS_FUNCTION int period_steps() const;   // optional: steps per period of a periodic drive
+//   static constexpr unsigned noisy;             // optional: bit k set = component k receives g dW
+//                                                // (default all); the steppers add nothing to the
+//                                                // others (x + 0 is not x for x = -0, so a compiler
+//                                                // keeps the addition of a zero g dW)
 // Time enters only as the integer step count t.step (time = step * dt) and, for a system with
 // period_steps(), the step within the period t.phase, kept incrementally by the integrators (no
 // 64-bit division per step): float runs do not lose the phase when t >> dt.
@@ -40,6 +44,15 @@ KOKKOS_INLINE_FUNCTION Tick tick_at(System const& s, long step) {
   return {step, int(step % p), p};
 }
 
+// Whether component k receives noise (System::noisy, or all).
+template <class System>
+KOKKOS_INLINE_FUNCTION constexpr bool noisy(int k) {
+  if constexpr (requires { System::noisy; })
+    return ((System::noisy >> k) & 1u) != 0;
+  else
+    return true;
+}
+
 template <class System>
 using State = Kokkos::Array<typename System::real_type, System::dim>;
 template <class System>
@@ -52,7 +65,7 @@ KOKKOS_INLINE_FUNCTION void euler_maruyama_step(System const& s, Tick const& ste
   State<System> f, gdw;
   s.drift(step, x, f);
   s.noise(step, x, dW, gdw);
-  for (int k = 0; k < System::dim; ++k) x[k] += f[k] * dt + gdw[k];
+  for (int k = 0; k < System::dim; ++k) x[k] += noisy<System>(k) ? f[k] * dt + gdw[k] : f[k] * dt;
 }
 
 // Second-order stochastic Runge-Kutta for additive noise (Heun type, as in Januszewski & Kostur
@@ -66,10 +79,11 @@ KOKKOS_INLINE_FUNCTION void srk2_step(System const& s, Tick const& step, typenam
   State<System> f0, f1, gdw, xp;
   s.drift(step, x, f0);
   s.noise(step, x, dW, gdw);
-  for (int k = 0; k < System::dim; ++k) xp[k] = x[k] + f0[k] * dt + gdw[k];
+  for (int k = 0; k < System::dim; ++k) xp[k] = noisy<System>(k) ? x[k] + f0[k] * dt + gdw[k] : x[k] + f0[k] * dt;
   s.drift(step.next(), xp, f1);
   Real const half_dt = Real(0.5) * dt;
-  for (int k = 0; k < System::dim; ++k) x[k] += (f0[k] + f1[k]) * half_dt + gdw[k];
+  for (int k = 0; k < System::dim; ++k)
+    x[k] += noisy<System>(k) ? (f0[k] + f1[k]) * half_dt + gdw[k] : (f0[k] + f1[k]) * half_dt;
 }
 
 template <Stepper S, class System>

@@ -105,16 +105,19 @@ struct CosTraits<double> {
 // cos(2 pi u) alone, cheaper than sincos_2pi when only the cosine is needed (the Josephson force,
 // twice per SRK2 step): r = u - rint(u) in [-1/2, 1/2] (exact), cos(2 pi u) = cos(2 pi |r|)
 // = sin(2 pi t) with t = 1/4 - |r| in [-1/4, 1/4], one odd polynomial and no quadrant selection
-// (float: 2 adds for rint, 2 adds, 3 multiplies, 6 multiply-adds, against about 20 instructions
-// for sincos_2pi). t = 1/4 - |r| is exact for |r| >= 1/8 and rounds by at most half
+// (float: rint, 2 adds, 3 multiplies, 6 multiply-adds, against about 20 instructions for
+// sincos_2pi). t = 1/4 - |r| is exact for |r| >= 1/8 and rounds by at most half
 // an ulp of 1/8..1/4 otherwise, where the slope of sin(2 pi t) is below 2 pi cos(pi/4): absolute
 // errors about 2e-7 (float, 1.7 ulp of 1) and 3e-16 (double), measured in
 // tests/models/sde/test_trig.cpp.
 // Valid for |u| < 2^22 (float) or 2^51 (double).
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real cos_2pi(Real u) {
-  constexpr Real magic = detail::TrigTraits<Real>::magic;  // 1.5 * 2^23 or 1.5 * 2^52
-  Real const n = (u + magic) - magic;                       // rint(u), round to nearest
+  // n = rint(u), round to nearest, ties to even: one FRND on GPUs (nearbyint), the magic-number
+  // addition on hosts (where nearbyint may be a library call). The same n on every backend.
+  Real n;
+  KOKKOS_IF_ON_DEVICE((n = Kokkos::nearbyint(u);))
+  KOKKOS_IF_ON_HOST((constexpr Real magic = detail::TrigTraits<Real>::magic; n = (u + magic) - magic;))
   Real const r = Kokkos::abs(u - n);                        // [0, 1/2], exact
   Real const t = Real(0.25) - r;
   Real const t2 = t * t;
