@@ -171,7 +171,7 @@ struct KuramotoNoise {
   }
   // g dW of the oscillators of unit t: gdw[k] is oscillator t + k M's.
   KOKKOS_INLINE_FUNCTION void block(long step, int t, Real (&gdw)[per_block]) const {
-    VariateUnits<Law, Real>(seed, std::uint64_t(step), std::uint64_t(t), scale).next(gdw);
+    variate_unit<Law, Real>(seed, std::uint64_t(step), std::uint64_t(t), gdw, scale);
   }
 };
 

@@ -80,12 +80,17 @@ enum class NoiseLaw { gaussian, five_point };
 inline constexpr double five_point_a = 0.92285888555358869822;
 inline constexpr double five_point_b = 2.14320458879201569996;
 
-// The variate of the low 4 bits of `bits`: bit 0 the sign, bits 1-3 m (m < 4: a, m = 4: b, else 0).
+// The variate of the low 4 bits of `bits`: bit 0 the sign, bits 1-3 m (m < 4: a, m = 4: b, else 0),
+// times a scale: `a` and `b` are the law's magnitudes already scaled.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real five_point_variate(std::uint32_t bits, Real a, Real b) {
+  std::uint32_t const m = (bits >> 1) & 7u;
+  Real const mag = m < 4u ? a : (m == 4u ? b : Real(0));
+  return (bits & 1u) ? -mag : mag;
+}
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real five_point_variate(std::uint32_t bits) {
-  std::uint32_t const m = (bits >> 1) & 7u;
-  Real const mag = m < 4u ? Real(five_point_a) : (m == 4u ? Real(five_point_b) : Real(0));
-  return (bits & 1u) ? -mag : mag;
+  return five_point_variate(bits, Real(five_point_a), Real(five_point_b));
 }
 
 // Variates are read in units: per unit, one Philox block's normals (gaussian: 4 float, 2 double)
@@ -93,17 +98,21 @@ KOKKOS_INLINE_FUNCTION Real five_point_variate(std::uint32_t bits) {
 template <NoiseLaw Law, class Real>
 inline constexpr int variates_per_unit = Law == NoiseLaw::gaussian ? normals_per_block<Real> : 4;
 
-// Unit `unit` of a stream: variates unit * per_unit + 0 .. per_unit - 1 (a pure function).
+// Unit `unit` of a stream: variates unit * per_unit + 0 .. per_unit - 1 (a pure function), each
+// times `scale` (see VariateUnits).
 template <NoiseLaw Law, class Real>
-KOKKOS_INLINE_FUNCTION void variate_unit(std::uint64_t seed, std::uint64_t stream, std::uint64_t unit, Real* z) {
+KOKKOS_INLINE_FUNCTION void variate_unit(std::uint64_t seed, std::uint64_t stream, std::uint64_t unit, Real* z,
+                                         Real scale = 1) {
   if constexpr (Law == NoiseLaw::gaussian) {
     normal_block(seed, stream, unit, z);
+    for (int q = 0; q < variates_per_unit<Law, Real>; ++q) z[q] *= scale;
   } else {
-    auto const b = random::philox_block(seed, stream, unit / 8);
+    auto const blk = random::philox_block(seed, stream, unit / 8);
     int const h = int(unit % 8);
-    std::uint32_t const w = (h >> 1) == 0 ? b.v[0] : (h >> 1) == 1 ? b.v[1] : (h >> 1) == 2 ? b.v[2] : b.v[3];
+    std::uint32_t const w = (h >> 1) == 0 ? blk.v[0] : (h >> 1) == 1 ? blk.v[1] : (h >> 1) == 2 ? blk.v[2] : blk.v[3];
     std::uint32_t const bits = (h & 1) ? w >> 16 : w;
-    for (int q = 0; q < 4; ++q) z[q] = five_point_variate<Real>(bits >> (4 * q));
+    Real const a = Real(five_point_a) * scale, b = Real(five_point_b) * scale;
+    for (int q = 0; q < 4; ++q) z[q] = five_point_variate(bits >> (4 * q), a, b);
   }
 }
 
@@ -148,7 +157,7 @@ class VariateUnits {
       for (int q = 0; q < per_unit; ++q) z[q] *= scale_;
     } else {
       if (left_ == 0) load(unit_ / 8);
-      for (int q = 0; q < 4; ++q) z[q] = scaled_five_point(w_[0] >> (4 * q));
+      for (int q = 0; q < 4; ++q) z[q] = five_point_variate(w_[0] >> (4 * q), a_, b_);
       shift();
       ++unit_;
     }
@@ -167,13 +176,6 @@ class VariateUnits {
     } else {
       w_[0] = w_[1], w_[1] = w_[2], w_[2] = w_[3];
     }
-  }
-
-  // five_point_variate with the scaled magnitudes.
-  KOKKOS_INLINE_FUNCTION Real scaled_five_point(std::uint32_t bits) const {
-    std::uint32_t const m = (bits >> 1) & 7u;
-    Real const mag = m < 4u ? a_ : (m == 4u ? b_ : Real(0));
-    return (bits & 1u) ? -mag : mag;
   }
 
   std::uint64_t seed_, stream_, unit_;
