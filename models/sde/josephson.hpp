@@ -61,9 +61,8 @@ struct JosephsonSystem {
     update();
   }
   KOKKOS_INLINE_FUNCTION void drift(Tick const& t, State<JosephsonSystem> const& s, State<JosephsonSystem>& out) const {
-    Real const two_pi = Real(2) * Kokkos::numbers::pi_v<Real>;
     out[0] = s[1];
-    out[1] = -gamma * s[1] - two_pi * cos_2pi(s[0]) + a * drive(t.phase) + f;
+    out[1] = -gamma * s[1] - cos_2pi<Real, TimesTwoPi>(s[0]) + a * drive(t.phase) + f;  // V'(x) = 2 pi cos(2 pi x)
   }
   KOKKOS_INLINE_FUNCTION void noise(Tick const&, State<JosephsonSystem> const&, Noise<JosephsonSystem> const& dW,
                                     State<JosephsonSystem>& out) const {

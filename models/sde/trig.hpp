@@ -100,7 +100,20 @@ template <>
 struct CosTraits<double> {
   static constexpr int terms = 11;
 };
+// Coefficients times a constant (Scale::value), folded at compile time.
+template <class Coefficients, class Scale>
+struct ScaledCoefficients {
+  KOKKOS_INLINE_FUNCTION static constexpr double at(int k) { return Scale::value * Coefficients::at(k); }
+};
+struct Unscaled {
+  static constexpr double value = 1;
+};
 }  // namespace detail
+
+// Scale for cos_2pi: 2 pi cos(2 pi u), the Josephson force, with no multiply of its own.
+struct TimesTwoPi {
+  static constexpr double value = detail::two_pi_d;
+};
 
 // cos(2 pi u) alone, cheaper than sincos_2pi when only the cosine is needed (the Josephson force,
 // twice per SRK2 step): r = u - rint(u) in [-1/2, 1/2] (exact), cos(2 pi u) = cos(2 pi |r|)
@@ -110,8 +123,9 @@ struct CosTraits<double> {
 // an ulp of 1/8..1/4 otherwise, where the slope of sin(2 pi t) is below 2 pi cos(pi/4): absolute
 // errors about 2e-7 (float, 1.7 ulp of 1) and 3e-16 (double), measured in
 // tests/models/sde/test_trig.cpp.
-// Valid for |u| < 2^22 (float) or 2^51 (double).
-template <class Real>
+// Valid for |u| < 2^22 (float) or 2^51 (double). cos_2pi<Real, Scale> returns Scale::value times
+// it, the constant folded into the coefficients (one multiply fewer per call).
+template <class Real, class Scale = detail::Unscaled>
 KOKKOS_INLINE_FUNCTION Real cos_2pi(Real u) {
   // n = rint(u), round to nearest, ties to even: one FRND on GPUs (nearbyint), the magic-number
   // addition on hosts (where nearbyint may be a library call). The same n on every backend.
@@ -123,7 +137,9 @@ KOKKOS_INLINE_FUNCTION Real cos_2pi(Real u) {
   Real const t2 = t * t;
   // The leading term added last (one rounding of the largest part): 2 pi t + t^3 (s_1 + s_2 t^2 ...).
   constexpr int terms = detail::CosTraits<Real>::terms;
-  return t * Real(detail::two_pi_d) + (t * t2) * detail::horner<Real, detail::SinCoefficients, 1, terms - 1>(t2);
+  using Coefficients = detail::ScaledCoefficients<detail::SinCoefficients, Scale>;
+  constexpr double leading = Scale::value * detail::two_pi_d;
+  return t * Real(leading) + (t * t2) * detail::horner<Real, Coefficients, 1, terms - 1>(t2);
 }
 
 }  // namespace parity::sde

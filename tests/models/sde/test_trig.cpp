@@ -56,19 +56,22 @@ TEST(SdeTrig, SinCosTwoPiMatchesLongDouble) {
 }
 
 // cos_2pi (one odd polynomial after a half-turn reduction) against long double std::cos, on the
-// same grid plus the points where its reduction changes branch (|r| = 1/8, 1/4, 3/8, 1/2).
-template <class Real>
+// same grid plus the points where its reduction changes branch (|r| = 1/8, 1/4, 3/8, 1/2); and
+// cos_2pi<Real, TimesTwoPi> (2 pi folded into the coefficients) against 2 pi cos.
+template <class Real, class Scale = sde::detail::Unscaled>
 double cos_worst(std::vector<Real> const& u) {
   int const n = int(u.size());
   auto const ud = parity::test::to_device(u);
   Kokkos::View<Real*, MemSpace> c("c", n);
   Kokkos::parallel_for(
-      "parity::test::cos_2pi", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) { c(i) = sde::cos_2pi(ud(i)); });
+      "parity::test::cos_2pi", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(int i) { c(i) = sde::cos_2pi<Real, Scale>(ud(i)); });
   auto const ch = parity::test::to_host(c);
   long double const two_pi = 2 * std::numbers::pi_v<long double>;
+  long double const scale = Scale::value == 1 ? 1.0L : two_pi;
   double worst = 0;
   for (int i = 0; i < n; ++i)
-    worst = std::max(worst, double(std::abs((long double)ch[i] - std::cos(two_pi * (long double)u[i]))));
+    worst = std::max(worst, double(std::abs((long double)ch[i] - scale * std::cos(two_pi * (long double)u[i]))));
   return worst;
 }
 
@@ -85,9 +88,11 @@ void check_cos(double tol) {
       for (int j = 0; j < (k < 0 ? -k : k); ++j) v = std::nextafter(v, Real(k < 0 ? -10 : 10));
       u.push_back(v);
     }
-  double const worst = cos_worst(u);
-  std::printf("  cos_2pi<%s>: max abs error %.2e\n", sizeof(Real) == 8 ? "double" : "float", worst);
+  double const worst = cos_worst(u), worst_two_pi = cos_worst<Real, sde::TimesTwoPi>(u);
+  std::printf("  cos_2pi<%s>: max abs error %.2e; times 2 pi: %.2e\n", sizeof(Real) == 8 ? "double" : "float", worst,
+              worst_two_pi);
   EXPECT_LT(worst, tol);
+  EXPECT_LT(worst_two_pi, 2 * std::numbers::pi * tol);
   // Whole, half and quarter turns: cos is exactly 1, -1 and (to the polynomial's t = 0) 0.
   std::vector<Real> q;
   for (int k = -8; k <= 8; ++k) q.push_back(Real(k) / Real(4));
