@@ -359,10 +359,11 @@ def plot(rows: list[dict], backends: list[str], reference: str, out: Path) -> li
             ax.set_ylabel(unit if kind == "throughput" else f"time(backend) / time({reference})")
             ax.set_title(f"{suite}: {kind}")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7, ncol=2)
-            fig.tight_layout()
+            # Beside the axes, not over the data (a suite of many cases has dozens of lines).
+            ax.legend(fontsize=7, ncol=1 if lines <= 14 else 2, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      borderaxespad=0)
             name = f"{kind}-{suite}.png"
-            fig.savefig(out / name, dpi=120)
+            fig.savefig(out / name, dpi=120, bbox_inches="tight")
             plt.close(fig)
             written.append(name)
     return written
