@@ -13,7 +13,10 @@ code against the public APIs:
                   from SaveAt(ts=[T0, T]).
   --impl jax      a hand-written Heun step in jax.lax.fori_loop over steps, all paths as one array,
                   noise jax.random.normal(fold_in(key, step)); <<v>> per path = mean of v over the
-                  steps after the transient (Parity's definition).
+                  steps after the transient (Parity's definition). --noise-law five-point: the
+                  weak noise of Parity's --noise-law five-point instead (the same law: sign bit,
+                  |xi| = a if bit 1, b if bits 2 and 3, else 0; from jax.random.bits, one byte a
+                  variate), so the weak-noise rates compare like for like.
 
 Random numbers are JAX's, not Parity's Philox streams: agreement with Parity is statistical only.
 Timed: the execution of the ahead-of-time compiled function (jax.jit(...).lower(...).compile()),
@@ -44,9 +47,13 @@ def main():
     ap.add_argument("-D", "--noise", type=float, default=0.001)
     ap.add_argument("-f", "--force", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--noise-law", choices=["gaussian", "five-point"], default="gaussian",
+                    help="--impl jax only: Gaussian increments or Parity's five-point weak noise")
     ap.add_argument("--repetitions", type=int, default=1, help="timed executions (the minimum is reported)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    if args.impl != "jax" and args.noise_law != "gaussian":
+        ap.error("--noise-law five-point needs --impl jax (diffrax draws its own Brownian increments)")
 
     out = {"peer": "jax", "impl": args.impl, "precision": args.precision, "parameters": vars(args).copy()}
 
@@ -100,9 +107,20 @@ def main():
                 phase = jnp.asarray(two_pi / spp, dtype) * (n % spp).astype(dtype)
                 return -gamma * v - two_pi * jnp.cos(two_pi * x) + a * jnp.cos(phase) + f
 
+            five_a = jnp.asarray(0.92285888555358869822 * sigma * math.sqrt(dt), dtype)
+            five_b = jnp.asarray(2.14320458879201569996 * sigma * math.sqrt(dt), dtype)
+
+            def increment(n):
+                k = jr.fold_in(knoise, n)
+                if args.noise_law == "gaussian":
+                    return sq * jr.normal(k, (paths,), dtype)
+                bits = jr.bits(k, (paths,), jnp.uint8)
+                mag = jnp.where((bits & 2) != 0, five_a, jnp.where((bits & 12) == 12, five_b, jnp.zeros((), dtype)))
+                return jnp.where((bits & 1) != 0, -mag, mag)
+
             def body(n, carry):
                 x, v, vsum = carry
-                dw = sq * jr.normal(jr.fold_in(knoise, n), (paths,), dtype)
+                dw = increment(n)
                 f0 = accel(x, v, n)
                 xp, vp = x + v * ddt, v + f0 * ddt + dw
                 f1 = accel(xp, vp, n + 1)
