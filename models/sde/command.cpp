@@ -149,7 +149,8 @@ class JosephsonCommand final : public cli::Command {
     out["histogram_bins"] = e.bins;
     if (P == 1) out["histogram"] = e.histogram;
     out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
-    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not";
+    out["flops_convention"] =
+        "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not";
     double const steps_total = double(res.steps) * double(res.paths_total);
     add_rates(out, steps_total, "parity::josephson::integrate", phase_seconds(r, "parity::josephson::integrate"),
               res.flops_per_step, res.bytes_per_step);
@@ -300,8 +301,8 @@ class KuramotoCommand final : public cli::Command {
     out["histogram_bins"] = k.bins;
     out["histogram_final"] =
         std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
-    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not; "
-                              "per oscillator step";
+    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), "
+                              "Philox integer ops not; per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
     if (!context.output_dir.empty()) {

@@ -229,7 +229,8 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   Real const sqrt_dt = Kokkos::sqrt(dt);
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
-  bool const blocked = steps_per_unit > 0 && (std::uint64_t(step0) * nd) % per_unit == 0 && nsteps % steps_per_unit == 0;
+  bool const blocked =
+      steps_per_unit > 0 && (std::uint64_t(step0) * nd) % per_unit == 0 && nsteps % steps_per_unit == 0;
   // Occupancy: a system may ask for launch bounds (System::advance_min_blocks blocks of 256 threads
   // per multiprocessor; GPU backends only, ignored elsewhere).
   using Bounds = Kokkos::LaunchBounds<(advance_min_blocks<System>() > 0 ? 256 : 0), advance_min_blocks<System>()>;
@@ -340,16 +341,23 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     long step = 0;
     for (int s = 0; s < samples; ++s) {
       int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
+      // One instantiation per stepper and noise law.
       bool const em = cfg.stepper == Stepper::euler_maruyama, weak = cfg.noise == NoiseLaw::five_point;
       Real const dt = Real(cfg.dt);
+      long const from = cfg.average_from;
+      std::uint64_t const seed = cfg.seed;
       if (em && !weak)
-        detail::advance<Stepper::euler_maruyama, NoiseLaw::gaussian>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+        detail::advance<Stepper::euler_maruyama, NoiseLaw::gaussian>(space, system, sweep, paths, seed, dt, step, n,
+                                                                     from, x, wind, acc);
       else if (em)
-        detail::advance<Stepper::euler_maruyama, NoiseLaw::five_point>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+        detail::advance<Stepper::euler_maruyama, NoiseLaw::five_point>(space, system, sweep, paths, seed, dt, step, n,
+                                                                       from, x, wind, acc);
       else if (!weak)
-        detail::advance<Stepper::srk2, NoiseLaw::gaussian>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+        detail::advance<Stepper::srk2, NoiseLaw::gaussian>(space, system, sweep, paths, seed, dt, step, n, from, x,
+                                                           wind, acc);
       else
-        detail::advance<Stepper::srk2, NoiseLaw::five_point>(space, system, sweep, paths, cfg.seed, dt, step, n, cfg.average_from, x, wind, acc);
+        detail::advance<Stepper::srk2, NoiseLaw::five_point>(space, system, sweep, paths, seed, dt, step, n, from, x,
+                                                             wind, acc);
       step += n;
       r.sample_steps.push_back(step);
       detail::moment_sums<dim>(space, value, P, paths, partial, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));

@@ -69,7 +69,6 @@ KOKKOS_INLINE_FUNCTION Real normal_at(std::uint64_t seed, std::uint64_t stream, 
   return r * ((k & 1) ? s : c);
 }
 
-
 // Which variates drive the Wiener increments (see the top of this file).
 enum class NoiseLaw { gaussian, five_point };
 
@@ -95,6 +94,14 @@ KOKKOS_INLINE_FUNCTION Real five_point_variate(std::uint32_t bits) {
   return five_point_variate(bits, Real(five_point_a), Real(five_point_b));
 }
 
+namespace detail {
+// Word i (0..3) of a Philox block, by selects (a dynamically indexed array would go to local
+// memory on GPUs).
+KOKKOS_INLINE_FUNCTION std::uint32_t block_word(random::Block4 const& b, int i) {
+  return i == 0 ? b.v[0] : i == 1 ? b.v[1] : i == 2 ? b.v[2] : b.v[3];
+}
+}  // namespace detail
+
 // Variates are read in units: per unit, one Philox block's normals (gaussian: 4 float, 2 double)
 // or 4 five-point variates (16 bits: a Philox block holds 8 units, low half of word 0 first).
 template <NoiseLaw Law, class Real>
@@ -111,7 +118,7 @@ KOKKOS_INLINE_FUNCTION void variate_unit(std::uint64_t seed, std::uint64_t strea
   } else {
     auto const blk = random::philox_block(seed, stream, unit / 8);
     int const h = int(unit % 8);
-    std::uint32_t const w = (h >> 1) == 0 ? blk.v[0] : (h >> 1) == 1 ? blk.v[1] : (h >> 1) == 2 ? blk.v[2] : blk.v[3];
+    std::uint32_t const w = detail::block_word(blk, h >> 1);
     std::uint32_t const bits = (h & 1) ? w >> 16 : w;
     Real const a = Real(five_point_a) * scale, b = Real(five_point_b) * scale;
     for (int q = 0; q < 4; ++q) z[q] = five_point_variate(bits >> (4 * q), a, b);
@@ -126,9 +133,7 @@ KOKKOS_INLINE_FUNCTION Real variate_at(std::uint64_t seed, std::uint64_t stream,
   } else {
     auto const b = random::philox_block(seed, stream, n / 32);
     int const k = int(n % 32);  // nibble k: word k / 8, bits 4 (k % 8) ..
-    int const word = k >> 3;
-    std::uint32_t const w = word == 0 ? b.v[0] : word == 1 ? b.v[1] : word == 2 ? b.v[2] : b.v[3];
-    return five_point_variate<Real>(w >> (4 * (k & 7)));
+    return five_point_variate<Real>(detail::block_word(b, k >> 3) >> (4 * (k & 7)));
   }
 }
 
