@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/sde/noise.hpp"
@@ -341,23 +342,22 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     long step = 0;
     for (int s = 0; s < samples; ++s) {
       int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
-      // One instantiation per stepper and noise law.
-      bool const em = cfg.stepper == Stepper::euler_maruyama, weak = cfg.noise == NoiseLaw::five_point;
-      Real const dt = Real(cfg.dt);
-      long const from = cfg.average_from;
-      std::uint64_t const seed = cfg.seed;
-      if (em && !weak)
-        detail::advance<Stepper::euler_maruyama, NoiseLaw::gaussian>(space, system, sweep, paths, seed, dt, step, n,
-                                                                     from, x, wind, acc);
-      else if (em)
-        detail::advance<Stepper::euler_maruyama, NoiseLaw::five_point>(space, system, sweep, paths, seed, dt, step, n,
-                                                                       from, x, wind, acc);
-      else if (!weak)
-        detail::advance<Stepper::srk2, NoiseLaw::gaussian>(space, system, sweep, paths, seed, dt, step, n, from, x,
-                                                           wind, acc);
+      // One instantiation per stepper and noise law, chosen here from the run-time settings.
+      auto launch = [&](auto stepper, auto law) {
+        detail::advance<decltype(stepper)::value, decltype(law)::value>(space, system, sweep, paths, cfg.seed,
+                                                                        Real(cfg.dt), step, n, cfg.average_from, x,
+                                                                        wind, acc);
+      };
+      auto with_law = [&](auto stepper) {
+        if (cfg.noise == NoiseLaw::five_point)
+          launch(stepper, std::integral_constant<NoiseLaw, NoiseLaw::five_point>{});
+        else
+          launch(stepper, std::integral_constant<NoiseLaw, NoiseLaw::gaussian>{});
+      };
+      if (cfg.stepper == Stepper::euler_maruyama)
+        with_law(std::integral_constant<Stepper, Stepper::euler_maruyama>{});
       else
-        detail::advance<Stepper::srk2, NoiseLaw::five_point>(space, system, sweep, paths, seed, dt, step, n, from, x,
-                                                             wind, acc);
+        with_law(std::integral_constant<Stepper, Stepper::srk2>{});
       step += n;
       r.sample_steps.push_back(step);
       detail::moment_sums<dim>(space, value, P, paths, partial, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
