@@ -358,11 +358,17 @@ Problem<Real, MemorySpace> make_problem(Params const& p) {
   pr.inert_b = Real(inert.b);
   pr.inert_c = Real(inert.c);
   pr.vmin = Real(p.sigma_eps * p.sigma_eps / (1 - p.delta));
-  pr.mirror_symmetric = p.ubar == 0 && p.mu_lo == -p.mu_hi;
   pr.ax = grid::Axis<Real, MemorySpace>("dual_control::x",
                                         grid::clustered_nodes(p.x_lo, p.x_hi, p.nx, p.xbar, p.x_concentration));
-  pr.amu = grid::Axis<Real, MemorySpace>("dual_control::mu",
-                                         grid::clustered_nodes(p.mu_lo, p.mu_hi, p.nmu, 0.0, p.mu_concentration));
+  // mu = 0 is always a node: there the myopic and optimal controls are 0 (ubar = 0) and V has a
+  // ridge at the inert value, which interpolation between nodes at +-mu would flatten.
+  auto const mu_nodes = grid::clustered_nodes(p.mu_lo, p.mu_hi, p.nmu, 0.0, p.mu_concentration);
+  pr.amu = grid::Axis<Real, MemorySpace>("dual_control::mu", mu_nodes);
+  // The mirror symmetry of the problem carries over to the discrete one only on a mirror-symmetric
+  // mu axis (an odd node count on a symmetric range).
+  bool nodes_mirrored = true;
+  for (std::size_t j = 0; j < mu_nodes.size(); ++j) nodes_mirrored = nodes_mirrored && mu_nodes[j] == -mu_nodes[mu_nodes.size() - 1 - j];
+  pr.mirror_symmetric = p.ubar == 0 && nodes_mirrored;
   pr.asg = grid::Axis<Real, MemorySpace>("dual_control::Sigma", grid::uniform_nodes(p.sigma_lo, p.sigma_hi, p.nsigma));
   pr.gh = quadrature::to_device<Real, MemorySpace>(quadrature::gauss_hermite(p.quad_nodes));
   return pr;

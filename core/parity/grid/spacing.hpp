@@ -35,21 +35,31 @@ inline std::vector<double> power_nodes(double lo, double hi, int n, double power
   return x;
 }
 
-// Nodes denser around `center` in [lo, hi]: x = center + c sinh(k s + s0) / sinh-scale, s uniform.
-// concentration = 0 gives uniform nodes; larger values pack more nodes near the center.
+// Nodes denser around `center` in [lo, hi]: x = center + (hi - lo)/k sinh(t), t running from
+// asinh((lo - center) k / (hi - lo)) to asinh((hi - center) k / (hi - lo)) with k the concentration
+// (k = 0: x linear in t, uniform nodes). An interior center is always a node, whatever n: t is
+// uniform on each side of t = 0, the nodes shared between the sides in proportion to their lengths
+// in t. Functions clustered around a point usually have a feature there (a kink, a ridge), which
+// interpolation between nodes on either side would flatten. A center in the middle of the range
+// with n odd gives nodes mirrored about it exactly; with n even one side has one cell fewer.
 inline std::vector<double> clustered_nodes(double lo, double hi, int n, double center, double concentration) {
   require_axis_range(lo, hi, n);
   require(center >= lo && center <= hi, "cluster center must lie inside the axis range");
   require(concentration >= 0, "cluster concentration must be >= 0");
-  if (concentration == 0) return uniform_nodes(lo, hi, n);
-  // Map s in [0,1] through u(s) = asinh-spaced so that dx/ds is smallest at the center.
   double const k = concentration;
-  double const a = std::asinh((lo - center) / (hi - lo) * k);
-  double const b = std::asinh((hi - center) / (hi - lo) * k);
+  auto const place = [&](double t) { return k == 0 ? center + t * (hi - lo) : center + (hi - lo) / k * std::sinh(t); };
+  double const a = k == 0 ? (lo - center) / (hi - lo) : std::asinh((lo - center) / (hi - lo) * k);
+  double const b = k == 0 ? (hi - center) / (hi - lo) : std::asinh((hi - center) / (hi - lo) * k);
   std::vector<double> x(n);
-  for (int i = 0; i < n; ++i) {
-    double const s = double(i) / double(n - 1);
-    x[i] = center + (hi - lo) / k * std::sinh(a + (b - a) * s);
+  if (center > lo && center < hi && n >= 3) {
+    int m = int(std::lround(-a / (b - a) * double(n - 1)));  // the center's index
+    m = m < 1 ? 1 : (m > n - 2 ? n - 2 : m);
+    // (m - i)/m and (i - m)/(n - 1 - m), not 1 - i/m: mirrored nodes get t of exactly opposite sign.
+    for (int i = 0; i < m; ++i) x[i] = place(a * double(m - i) / double(m));
+    x[m] = center;
+    for (int i = m + 1; i < n; ++i) x[i] = place(b * double(i - m) / double(n - 1 - m));
+  } else {
+    for (int i = 0; i < n; ++i) x[i] = place(a + (b - a) * double(i) / double(n - 1));
   }
   x.front() = lo;
   x.back() = hi;

@@ -81,6 +81,32 @@ TEST(Axis, SpacingGenerators) {
   for (std::size_t i = 0; i + 1 < c.size(); ++i) EXPECT_LT(c[i], c[i + 1]);
 }
 
+// An interior center is a node for every node count, odd or even, on symmetric and lopsided ranges,
+// with and without concentration; the nodes stay strictly increasing and end at the range's ends.
+// Odd counts on a symmetric range keep the mirror-symmetric placement.
+TEST(Axis, ClusteredNodesContainTheCenter) {
+  struct Case {
+    double lo, hi, center, concentration;
+  };
+  Case const cases[] = {{-4.0, 4.0, 0.0, 3.0}, {-10.0, 10.0, 0.0, 3.0}, {-1.0, 3.0, 0.0, 5.0},
+                        {-4.0, 4.0, 0.0, 0.0}, {0.0, 1.0, 0.9, 2.0},   {-4.0, 4.0, 3.9, 20.0}};
+  for (auto const& c : cases)
+    for (int n = 3; n <= 260; n += (n < 20 ? 1 : 13)) {
+      auto const x = parity::grid::clustered_nodes(c.lo, c.hi, n, c.center, c.concentration);
+      ASSERT_EQ(int(x.size()), n);
+      EXPECT_EQ(x.front(), c.lo);
+      EXPECT_EQ(x.back(), c.hi);
+      EXPECT_EQ(std::count(x.begin(), x.end(), c.center), 1) << "n = " << n << ", center " << c.center;
+      for (int i = 0; i + 1 < n; ++i) ASSERT_LT(x[i], x[i + 1]) << "n = " << n << ", i = " << i;
+      if (c.lo == -c.hi && c.center == 0 && n % 2 == 1)
+        for (int i = 0; i < n; ++i) EXPECT_EQ(x[i], -x[n - 1 - i]) << "n = " << n;
+    }
+  // An even count on a symmetric range: the nodes on the two sides differ by one.
+  auto const x = parity::grid::clustered_nodes(-4.0, 4.0, 16, 0.0, 3.0);
+  auto const below = std::count_if(x.begin(), x.end(), [](double v) { return v < 0; });
+  EXPECT_EQ(std::abs(2 * below - 15), 1);
+}
+
 TEST(Axis, RejectsBadNodes) {
   using Ax = parity::grid::Axis<double, MemSpace>;
   EXPECT_THROW(Ax("bad", std::vector<double>{1.0}), parity::InvalidInput);
