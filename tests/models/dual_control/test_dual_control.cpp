@@ -581,10 +581,12 @@ TEST(DualControlParams, NotConvergedIsReported) {
 
 namespace parity_test_dual_control {
 // Values recorded from the OpenMP build (g++ 16, Kokkos 5.2, double; identical at 1, 2 and 4
-// threads), on axes that hold their cluster centers (x = xbar = 0.5 here, mu = 0). Every backend runs this test: Serial and CUDA must give the same iteration counts and
-// the same value function to 1e-9 relative (rounding and fused multiply-adds differ; the policy,
-// a flat argmin, to 1e-4). Recorded before the accelerated algorithm existed, with the paper's
-// search and 10 evaluation sweeps per Bellman sweep: --algorithm paper still gives these values.
+// threads) with the paper's algorithm and 10 evaluation sweeps per Bellman sweep. Every backend runs
+// this test: the same iteration counts, the myopic V to 1e-9 relative (rounding and fused
+// multiply-adds differ), the optimal V to 2e-6 relative and the policy, a flat argmin, to 1e-4.
+// The optimal V carries the tolerance of the search over u (1e-6 (|u| + 1)): where the minimum lies
+// on a kink of the interpolated objective, V moves with u at first order. CUDA on an H100 gave up to
+// 7e-7 relative against these values.
 TEST(DualControlGolden, SameResultsOnEveryBackend) {
   auto p = optimal_params();
   p.algorithm = dc::Algorithm::paper;
@@ -604,7 +606,7 @@ TEST(DualControlGolden, SameResultsOnEveryBackend) {
                            {777, 13.97440415869567, 2.2519631184136402, 13.979137169575628},
                            {846, 25.346226869740036, -1.383343222266314, 25.576186991186869}};
   for (auto const& g : golden) {
-    EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
+    EXPECT_NEAR(r.V[g.n], g.V, 2e-6 * g.V) << g.n;
     EXPECT_NEAR(r.V_myopic[g.n], g.V_myopic, 1e-9 * g.V_myopic) << g.n;
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
   }
@@ -613,8 +615,9 @@ TEST(DualControlGolden, SameResultsOnEveryBackend) {
 
 namespace parity_test_dual_control {
 // The same for the default, accelerated algorithm (modified policy iteration, 20 evaluation
-// sweeps), recorded from the same OpenMP build. Its V differs from the paper's values above by
-// about 2e-3 (1e-4 of V, within the tolerance: both stop on the same test, at different residuals).
+// sweeps), recorded from the same OpenMP build, with the same tolerances (CUDA: up to 3e-7). Its V
+// differs from the paper's values above by about 3e-3 (1e-4 of V, within the solve's tolerance:
+// both stop on the same test, at different residuals).
 TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
   auto const& r = optimal_run().optimal;
   EXPECT_EQ(r.myopic_iterations, 238);
@@ -629,7 +632,7 @@ TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
                            {333, 18.827798786676777, -0.51712169932440855}, {500, 22.913626822140731, 0.55168947577587346},
                            {777, 13.97727735404705, 2.2519631184135238},   {846, 25.348679584117967, -1.3833333500935061}};
   for (auto const& g : golden) {
-    EXPECT_NEAR(r.V[g.n], g.V, 1e-9 * g.V) << g.n;
+    EXPECT_NEAR(r.V[g.n], g.V, 2e-6 * g.V) << g.n;
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
   }
 }
