@@ -1,5 +1,6 @@
 // The dual-control command: options, the run report, .npy arrays, the one-line summary.
 #include "models/dual_control/command.hpp"
+#include "parity/run/checkpoint.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -107,6 +108,13 @@ class Command final : public cli::Command {
     sub.add_option("--seed", p_.seed, "Seed of the simulation's random numbers (Philox)")->capture_default_str();
     sub.add_option("--initial-state", initial_, "X,MU,SIGMA: start of the simulated paths (beta drawn from N(MU, SIGMA))")
         ->capture_default_str();
+    sub.add_option("--checkpoint", p_.checkpoint,
+                   "Write the iteration state to this file (atomically, between sweeps), for --resume");
+    sub.add_option("--checkpoint-every", p_.checkpoint_every, "Seconds of solve time between checkpoint writes")
+        ->capture_default_str();
+    sub.add_option("--resume", p_.resume,
+                   "Continue from a checkpoint written with the same parameters (--max-iter may differ); the result "
+                   "is the one the uninterrupted solve gives");
   }
 
   report::RunReport execute(cli::Context& context) override {
@@ -154,12 +162,21 @@ class Command final : public cli::Command {
                                                                ref["mu"].get<double>(), ref["Sigma"].get<double>()),
                        ref["V"].get<double>(), ref["u"].get<double>());
     }
+    if (res.contains("stopped_in") && res["stopped_in"].is_string())
+      s += fmt::format(" (stopped by --max-iter in the {})", res["stopped_in"].get<std::string>());
     return s;
   }
 
  private:
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
     validate(p);
+    if (!p.checkpoint.empty()) {
+      try {
+        run::check_checkpoint_path(p.checkpoint);
+      } catch (run::CheckpointError const& e) {
+        throw InvalidInput(std::string("--checkpoint: ") + e.what());
+      }
+    }
     if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
     report::RunReport r;
     r.model = name();
@@ -218,6 +235,7 @@ class Command final : public cli::Command {
                  {"tolerance", res.tolerance},
                  {"tolerance_effective", res.tolerance_effective},
                  {"converged", res.converged},
+                 {"stopped_in", res.stopped_in.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.stopped_in)},
                  {"mp_shift", res.mp_shift},
                  {"inert_closed_form", {{"a", res.inert.a}, {"b", res.inert.b}, {"c", res.inert.c}}},
                  {"reference_states", refs},

@@ -85,6 +85,11 @@ struct Params {
   int horizon = 100;
   std::uint64_t seed = 20120101;
   State initial_state = {2.0, 1.0, 1.0};
+  // Run options, not part of the model: where to write the iteration state (empty: nowhere), how
+  // often (seconds of solve time between writes), and a checkpoint to resume from (empty: none).
+  std::string checkpoint;
+  double checkpoint_every = 30.0;
+  std::string resume;
 
   double tolerance() const { return tol >= 0 ? tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
   int evaluation_sweeps_effective() const {
@@ -124,6 +129,7 @@ inline void validate(Params const& p) {
   require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
   require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");
   require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1, "--brent-tol must lie in (0, 1)");
+  require(std::isfinite(p.checkpoint_every) && p.checkpoint_every >= 0, "--checkpoint-every must be a number of seconds >= 0");
   require(p.simulate_paths >= 0, "--simulate-paths must be >= 0");
   require(p.horizon >= 1 && p.horizon <= 100000, "--horizon must lie in [1, 100000]");
   auto const& s = p.initial_state;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "models/dual_control/brent.hpp"
+#include "models/dual_control/checkpoint.hpp"
 #include "models/dual_control/params.hpp"
 #include "models/dual_control/result.hpp"
 #include "parity/grid/axis.hpp"
@@ -316,24 +317,26 @@ struct IterationOutcome {
   std::vector<double> residuals;  // after each sweep
 };
 
-template <class Real, class Sweep>
+// Sweeps continue from `out` (a resumed solve starts where its checkpoint was); after each one,
+// after_sweep(out) may save the state.
+template <class Real, class Sweep, class AfterSweep>
 IterationOutcome iterate(Sweep&& sweep, double delta, double tol, long max_iter, run::Progress& progress,
-                         std::string const& stage, Kokkos::Timer const& timer) {
-  IterationOutcome out;
+                         std::string const& stage, Kokkos::Timer const& timer, IterationOutcome out,
+                         AfterSweep&& after_sweep) {
   double const scale = delta / (1 - delta);
-  for (long it = 1; it <= max_iter; ++it) {
+  for (long it = out.iterations + 1; it <= max_iter && !out.converged; ++it) {
     SweepStats<Real> const st = sweep();
     double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
     out.iterations = it;
     out.residual = scale * (double(st.dmax) - double(st.dmin)) / vmax;
     out.mp_mid = scale * 0.5 * (double(st.dmin) + double(st.dmax));
     out.residuals.push_back(out.residual);
-    progress.update({stage, it, out.residual, timer.seconds(), ""});
+    run::ProgressLine line{stage, it, out.residual, timer.seconds(), ""};
+    line.target = tol;
+    progress.update(line);
     if (!std::isfinite(out.residual)) break;
-    if (out.residual <= tol) {
-      out.converged = true;
-      break;
-    }
+    out.converged = out.residual <= tol;
+    after_sweep(out);
   }
   return out;
 }
@@ -426,17 +429,26 @@ void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> co
 // (and every backend) sees the same beta and shocks (common random numbers). Returns the mean
 // realised discounted loss sum_t delta^t [(x_t - xbar)^2 + omega (u_t - ubar)^2] and its standard
 // error, the mean belief variance at the horizon and the mean |mu_T - beta|.
+// The paths run in chunks of at least four times the backend's concurrency (at most 100 chunks), so
+// long simulations report progress; the chunks' sums are added in order, the same on every backend.
 template <class ExecutionSpace, class Real, class MemorySpace>
 SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
-                           Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params) {
+                           Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params,
+                           run::Progress& progress, Kokkos::Timer const& timer) {
   Grid3<Real const, MemorySpace> const vc = v;
   Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu), S0 = Real(params.initial_state.Sigma);
   Real const sigma = Kokkos::sqrt(problem.sig2);
   std::uint64_t const seed = params.seed;
   int const horizon = params.horizon;
   double sum = 0, sumsq = 0, sum_S = 0, sum_err = 0;
+  long const paths = params.simulate_paths;
+  long const chunk = std::max(4L * long(space.concurrency()), (paths + 99) / 100);
+  std::string const stage = "simulation (" + to_string(which) + " policy)";
+  for (long begin = 0; begin < paths; begin += chunk) {
+  long const end = std::min(paths, begin + chunk);
+  double c_sum = 0, c_sumsq = 0, c_S = 0, c_err = 0;
   Kokkos::parallel_reduce(
-      "parity::dual_control::simulate", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, params.simulate_paths),
+      "parity::dual_control::simulate", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, begin, end),
       KOKKOS_LAMBDA(long path, double& s, double& s2, double& sS, double& se) {
         random::PhiloxStream<Real> rng(seed, std::uint64_t(path));
         Real const beta = mu0 + Kokkos::sqrt(S0) * rng.normal();
@@ -461,7 +473,12 @@ SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpac
         sS += double(S);
         se += double(Kokkos::fabs(mu - beta));
       },
-      Kokkos::Sum<double>(sum), Kokkos::Sum<double>(sumsq), Kokkos::Sum<double>(sum_S), Kokkos::Sum<double>(sum_err));
+      Kokkos::Sum<double>(c_sum), Kokkos::Sum<double>(c_sumsq), Kokkos::Sum<double>(c_S), Kokkos::Sum<double>(c_err));
+  sum += c_sum, sumsq += c_sumsq, sum_S += c_S, sum_err += c_err;
+  run::ProgressLine line{stage, end, -1.0, timer.seconds(), std::to_string(end) + "/" + std::to_string(paths) + " paths"};
+  line.total = paths;
+  progress.update(line);
+  }
   double const n = double(params.simulate_paths);
   SimulationSummary out;
   out.policy = to_string(which);
@@ -487,6 +504,15 @@ std::vector<double> to_vector(Grid3<Real, MemorySpace> const& v) {
   return out;
 }
 
+// Host values (double) into a grid of the solve's precision: exact for a state read from a
+// checkpoint, which holds the grid's own values widened to double.
+template <class Real, class MemorySpace>
+void from_vector(std::vector<double> const& h, Grid3<Real, MemorySpace> const& v) {
+  auto m = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < h.size(); ++i) m.data()[i] = Real(h[i]);
+  Kokkos::deep_copy(v, m);
+}
+
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases) {
   using Mem = typename ExecutionSpace::memory_space;
@@ -498,6 +524,10 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
   result.tolerance = params.tolerance();
   result.tolerance_effective = std::max(result.tolerance, tolerance_floor<Real>(params.delta));
   double const tol_myopic = std::max(params.tol_myopic, tolerance_floor<Real>(params.delta));
+  long const points = long(params.nx) * params.nmu * params.nsigma;
+  std::string const print = fingerprint(params, sizeof(Real) == sizeof(float) ? "float" : "double");
+  IterationState resumed;
+  if (!params.resume.empty()) resumed = read_iteration_state(params.resume, print, points);
 
   Problem<Real, Mem> problem;
   Grid3<Real, Mem> v, v_next, u, v_myopic, u_myopic;
@@ -512,19 +542,57 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
   int const evaluation_sweeps = params.evaluation_sweeps_effective();
   double const delta = params.delta, scale = delta / (1 - delta);
 
+  // Checkpoints between sweeps, at most one per checkpoint_every seconds (and after the sweep
+  // that converges, so a finished stage is never redone).
+  double last_checkpoint = timer.seconds();
+  auto save = [&](IterationState state, IterationOutcome const& out) {
+    if (params.checkpoint.empty()) return;
+    if (!out.converged && timer.seconds() - last_checkpoint < params.checkpoint_every) return;
+    state.iterations = out.iterations;
+    state.residual = out.residual;
+    state.mp_mid = out.mp_mid;
+    state.converged = out.converged;
+    state.residuals = out.residuals;
+    Kokkos::fence();
+    state.V = to_vector(v);
+    state.u = to_vector(u);
+    if (state.stage == 1) state.V_myopic = to_vector(v_myopic);
+    run::write_checkpoint(params.checkpoint, to_checkpoint(state, print));
+    last_checkpoint = timer.seconds();
+  };
+  auto restore = [](IterationState const& st) {
+    IterationOutcome out;
+    out.iterations = st.iterations;
+    out.residual = st.residual;
+    out.mp_mid = st.mp_mid;
+    out.converged = st.converged;
+    out.residuals = st.residuals;
+    return out;
+  };
+
   // Policy evaluation of inert (u = 0) or myopic, from V = 0.
   Policy const first = params.policy == Policy::inert ? Policy::inert : Policy::myopic;
+  bool const skip_first = !params.resume.empty() && resumed.stage == 1;
   IterationOutcome eval;
-  {
+  if (skip_first) {
+    eval.iterations = resumed.myopic_iterations;
+    eval.converged = true;  // value iteration starts only from a converged myopic solve
+  } else {
     timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::policy_evaluation");
     fill_policy(space, problem, first, u);
+    IterationOutcome start;
+    if (!params.resume.empty()) {
+      from_vector(resumed.V, v);
+      start = restore(resumed);
+    }
     auto sweep = [&] {
       auto const st = evaluate_policy(space, problem, v, u, v_next);
       std::swap(v, v_next);
       return st;
     };
     eval = iterate<Real>(sweep, delta, params.policy == Policy::optimal ? tol_myopic : result.tolerance_effective,
-                         params.max_iter, progress, to_string(first) + " evaluation", timer);
+                         params.max_iter, progress, to_string(first) + " evaluation", timer, start,
+                         [&](IterationOutcome const& out) { save(IterationState{}, out); });
     if (params.mp_correction && eval.converged) add_constant(space, v, Real(eval.mp_mid));
   }
 
@@ -534,18 +602,28 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     result.converged = eval.converged;
     result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
     result.residual_history = eval.residuals;
+    if (!eval.converged) result.stopped_in = to_string(first) + " evaluation";
   } else {
     result.myopic_iterations = eval.iterations;
     {
       timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::setup");
       v_myopic = Grid3<Real, Mem>("parity::dual_control::V_myopic", params.nx, params.nmu, params.nsigma);
       u_myopic = Grid3<Real, Mem>("parity::dual_control::u_myopic", params.nx, params.nmu, params.nsigma);
-      Kokkos::deep_copy(space, v_myopic, v);
-      Kokkos::deep_copy(space, u_myopic, u);
+      if (skip_first) {
+        from_vector(resumed.V_myopic, v_myopic);
+        fill_policy(space, problem, Policy::myopic, u_myopic);
+        from_vector(resumed.V, v);
+        from_vector(resumed.u, u);
+      } else {
+        Kokkos::deep_copy(space, v_myopic, v);
+        Kokkos::deep_copy(space, u_myopic, u);
+      }
     }
     if (!eval.converged) {
       result.residual = eval.residual;
+      result.residual_history = eval.residuals;
       result.converged = false;
+      result.stopped_in = "myopic evaluation";
     } else {
       timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::value_iteration");
       // Modified policy iteration: `evaluation_sweeps` sweeps of the current policy after each
@@ -553,36 +631,47 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       // near the tolerance (falls by less than half, below 10 tol), the rest is plain value
       // iteration: in float the residual can stall at the rounding noise of the minimum over u,
       // which the evaluation sweeps at a fixed u do not share, while successive Bellman sweeps do.
-      long sweeps = 0, bellman_evaluations = 0;
-      int evaluation_sweeps_now = evaluation_sweeps;
-      double previous_residual = std::numeric_limits<double>::infinity();
+      IterationState vi_state;
+      vi_state.stage = 1;
+      vi_state.myopic_iterations = eval.iterations;
+      vi_state.evaluation_sweeps_now = evaluation_sweeps;
+      IterationOutcome start;
+      if (skip_first) {
+        vi_state = resumed;
+        start = restore(resumed);
+      }
       auto sweep = [&] {
         auto const st = bellman_update(space, problem, v, v_next, u, bs);
-        bellman_evaluations += st.evaluations;
+        vi_state.bellman_evaluations += st.evaluations;
         std::swap(v, v_next);
         double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
         double const residual = scale * (double(st.dmax) - double(st.dmin)) / vmax;
         bool const done = residual <= result.tolerance_effective;
-        if (residual > 0.5 * previous_residual && residual < 10 * result.tolerance_effective) evaluation_sweeps_now = 0;
-        previous_residual = residual;
-        result.evaluation_sweeps_history.push_back(done ? 0 : evaluation_sweeps_now);
+        if (residual > 0.5 * vi_state.previous_residual && residual < 10 * result.tolerance_effective)
+          vi_state.evaluation_sweeps_now = 0;
+        vi_state.previous_residual = residual;
+        vi_state.evaluation_sweeps_history.push_back(done ? 0 : vi_state.evaluation_sweeps_now);
         if (!done)
-          for (int m = 0; m < evaluation_sweeps_now; ++m) {
+          for (int m = 0; m < vi_state.evaluation_sweeps_now; ++m) {
             evaluate_policy(space, problem, v, u, v_next);
             std::swap(v, v_next);
-            ++sweeps;
+            ++vi_state.evaluation_sweeps;
           }
         return st;
       };
       auto const vi = iterate<Real>(sweep, delta, result.tolerance_effective, params.max_iter, progress,
-                                    "value iteration", timer);
+                                    "value iteration", timer, start,
+                                    [&](IterationOutcome const& out) { save(vi_state, out); });
       result.iterations = vi.iterations;
       result.residual = vi.residual;
       result.converged = vi.converged;
-      result.evaluation_sweeps = sweeps;
-      result.bellman_evaluations = bellman_evaluations;
+      result.evaluation_sweeps = vi_state.evaluation_sweeps;
+      result.bellman_evaluations = vi_state.bellman_evaluations;
+      result.evaluation_sweeps_history.assign(vi_state.evaluation_sweeps_history.begin(),
+                                              vi_state.evaluation_sweeps_history.end());
       result.mp_shift = params.mp_correction && vi.converged ? vi.mp_mid : 0.0;
       result.residual_history = vi.residuals;
+      if (!vi.converged) result.stopped_in = "value iteration";
       if (params.mp_correction && vi.converged) add_constant(space, v, Real(vi.mp_mid));
     }
   }
@@ -591,9 +680,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::simulation");
     for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
       if (which == Policy::optimal && params.policy != Policy::optimal) continue;
-      result.simulation.push_back(simulate(space, problem, which, v, bs, params));
-      progress.message("simulated " + std::to_string(params.simulate_paths) + " paths under the " + to_string(which) +
-                       " policy");
+      result.simulation.push_back(simulate(space, problem, which, v, bs, params, progress, timer));
     }
   }
 

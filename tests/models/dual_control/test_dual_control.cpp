@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/dual_control/solver.hpp"
@@ -484,6 +487,74 @@ TEST(DualControlOptimal, HistoryMatchesTheIterations) {
   EXPECT_EQ(total, r.evaluation_sweeps);
   EXPECT_EQ(r.evaluation_sweeps_history.back(), 0);  // none after the sweep that converged
   for (std::size_t i = 0; i + 1 < r.residual_history.size(); ++i) EXPECT_GT(r.residual_history[i], r.tolerance_effective);
+}
+
+// ---------------------------------------------------------------- checkpoints
+// An interruption (here: an exception thrown from the progress callback, as a signal handler's
+// unwinding would be) after some sweeps, then --resume from the checkpoint written every sweep: the
+// result is bit for bit the uninterrupted one, in either stage of an optimal solve.
+struct Interrupted {};
+struct InterruptAt final : parity::run::Progress {
+  std::string stage;
+  long iteration;
+  InterruptAt(std::string s, long i) : stage(std::move(s)), iteration(i) {}
+  void update(parity::run::ProgressLine const& line) override {
+    if (line.stage == stage && line.iteration == iteration) throw Interrupted{};
+  }
+  void message(std::string const&) override {}
+};
+
+TEST(DualControlCheckpoint, ResumedSolveEqualsUninterrupted) {
+  auto const& whole = optimal_run().optimal;
+  ASSERT_GT(whole.iterations, 2);
+  for (auto const& [stage, at] : {std::pair<std::string, long>{"myopic evaluation", 100}, {"value iteration", 3}}) {
+    std::string const file = ::testing::TempDir() + "parity_dual_control_checkpoint_" + std::to_string(at);
+    std::remove(file.c_str());
+    auto p = optimal_params();
+    p.checkpoint = file;
+    p.checkpoint_every = 0;
+    InterruptAt stop(stage, at);
+    parity::run::PhaseTimes phases;
+    EXPECT_THROW((dc::solve<ExecSpace, double>(ExecSpace(), p, stop, phases)), Interrupted) << stage;
+    auto q = optimal_params();
+    q.resume = file;
+    auto const resumed = solve(q);
+    EXPECT_EQ(resumed.myopic_iterations, whole.myopic_iterations) << stage;
+    EXPECT_EQ(resumed.iterations, whole.iterations) << stage;
+    EXPECT_EQ(resumed.evaluation_sweeps, whole.evaluation_sweeps) << stage;
+    EXPECT_EQ(resumed.bellman_evaluations, whole.bellman_evaluations) << stage;
+    EXPECT_EQ(resumed.residual_history, whole.residual_history) << stage;
+    EXPECT_EQ(resumed.evaluation_sweeps_history, whole.evaluation_sweeps_history) << stage;
+    EXPECT_EQ(resumed.V_myopic, whole.V_myopic) << stage;
+    EXPECT_EQ(resumed.V, whole.V) << stage;
+    EXPECT_EQ(resumed.u, whole.u) << stage;
+    std::remove(file.c_str());
+  }
+}
+
+TEST(DualControlCheckpoint, RefusesAnotherRunsCheckpoint) {
+  std::string const file = ::testing::TempDir() + "parity_dual_control_checkpoint_other";
+  auto p = optimal_params();
+  p.policy = dc::Policy::myopic;
+  p.checkpoint = file;
+  p.checkpoint_every = 0;
+  auto const first = solve(p);
+  auto q = p;
+  q.checkpoint.clear();
+  q.resume = file;
+  EXPECT_EQ(solve(q).V, first.V);  // a finished solve resumes to the same values
+  q.omega = 0.3;
+  try {
+    solve(q);
+    ADD_FAILURE() << "a checkpoint of other parameters was accepted";
+  } catch (parity::InvalidInput const& e) {
+    EXPECT_NE(std::string(e.what()).find("omega"), std::string::npos) << e.what();
+  }
+  q = p;
+  q.checkpoint.clear();
+  q.resume = file + ".missing";
+  EXPECT_THROW(solve(q), parity::InvalidInput);
+  std::remove(file.c_str());
 }
 
 // ---------------------------------------------------------------- simulation
