@@ -1,6 +1,7 @@
-# cmake -DSOURCE_DIR=... -DOUTPUT=... -P WriteGitCommit.cmake
-# Writes the current commit (with "-dirty" for local changes) as a C string literal, touching the
-# file only when it changes so incremental builds stay incremental. Where the sources are no git
+# cmake -DSOURCE_DIR=... -DOUTPUT=... [-DTEMPLATE=... -DVERSION_MAJOR=...] -P WriteGitCommit.cmake
+# Writes the current commit (with "-dirty" for local changes) as a C string literal, or with
+# TEMPLATE, that file configured with @commit@ and the -D variables; either way touching OUTPUT
+# only when it changes so incremental builds stay incremental. Where the sources are no git
 # checkout (a copied tree, a tarball), the environment variable PARITY_COMMIT names the commit.
 set(commit "unknown")
 find_program(GIT git)
@@ -18,6 +19,10 @@ if(GIT)
 endif()
 if(commit STREQUAL "unknown" AND NOT "$ENV{PARITY_COMMIT}" STREQUAL "")
   set(commit "$ENV{PARITY_COMMIT}")
+endif()
+if(DEFINED TEMPLATE)
+  configure_file(${TEMPLATE} ${OUTPUT} @ONLY)  # leaves an unchanged file untouched
+  return()
 endif()
 set(content "\"${commit}\"\n")
 if(EXISTS ${OUTPUT})
