@@ -39,11 +39,12 @@
 #include "parity/timing/scoped_phase.hpp"
 
 // Launch bounds of the mean-field passes: blocks of 256 threads per multiprocessor (0: none, the
-// compiler's register choice). Measured on an H200 at 2^24 oscillators (session 7): float 8
+// compiler's register choice). Measured on an H200 at 2^24 oscillators: float 8
 // (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72 registers,
 // 37.5 % occupancy); double is fastest without (6: +14 %, 8: +25 %). The corrector takes them
 // too: Kokkos sizes a reduction's grid for one full wave, so a corrector at 40 registers (75 %
-// occupancy) ran in 1.33 waves.
+// occupancy) ran in 1.33 waves (perf/results/2026-11-23-h200-cubature-hcubature and
+// 2026-11-23-h200-kuramoto-cubature-batches).
 #ifndef PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS
 #define PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS 8
 #endif
@@ -155,7 +156,8 @@ template <NoiseLaw Law, class Real>
 struct KuramotoNoise {
   // One unit per thread. Five-point with two units (8 oscillators per thread from one Philox
   // block) was slower on an H200: 340 against 213 us per SRK2 step in float at 2^24, the float
-  // passes spilling under their 32-register cap, double at 114-144 registers (session 11, call 34).
+  // passes spilling under their 32-register cap, double at 114-144 registers
+  // (perf/results/2026-11-23-h200-sde-five-point).
   static constexpr int per_block = variates_per_unit<Law, Real>;
   std::uint64_t seed;
   int blocks;  // M

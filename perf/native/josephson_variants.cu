@@ -1,5 +1,5 @@
 // Native CUDA microbenchmark: what an SRK2 Josephson step costs, one change at a time.
-// Not part of the build; used once to decide which changes to make in models/sde/ (issue 5).
+// Not part of the build; used once to decide which changes to make in models/sde/.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o josephson_variants josephson_variants.cu
 //   (Random123 headers: add -I/usr/include or wherever librandom123-dev put them)
 //   ./josephson_variants [paths=524288] [launches=200]

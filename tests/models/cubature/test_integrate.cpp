@@ -168,7 +168,7 @@ TEST(CubatureIntegrate, TwoLevelReachesTightToleranceCheaply) {
 
 
 TEST(CubatureIntegrate, AliasedIntegrandEstimateStaysHonest) {
-  // Regression (issue #6): f2 = cos(prod cos(4^i x_i)) in 5-D oscillates with frequency 1024
+  // Regression: f2 = cos(prod cos(4^i x_i)) in 5-D oscillates with frequency 1024
   // along x_5. Regions far wider than that period are sampled at the same few x_5 values, so
   // refining them along the resolved axes converges to a biased value (about 2e-3 off) while
   // |I7 - I5| shrinks: the paper's algorithm returned, at rel-tol 1e-9, a worse integral than

@@ -150,7 +150,7 @@ TEST(SdeTrig, NormalAtEqualsWholeBlocks) {
 // per-path noise, so the same trajectories. Exact on the development hosts; under nvcc the two
 // inlined step loops may contract a*b+c into FMAs differently. At the paper's drive (a = 4.2) the
 // dynamics are chaotic and grow such a 1-ulp difference to a bin change on a few float paths
-// within 6 periods (H200: 2 of 512 paths in session 6, 4 after the session-11 step changes), so the
+// within 6 periods (H200: 2 to 4 of 512 paths, depending on the step code), so the
 // drive here is a = 1, where trajectories with the same noise do not separate. The bounds are a
 // small fraction of what different noise would give (one standard error of the mean,
 // ~sqrt(2 paths bins / pi) histogram counts); double is held ~10^4 times tighter.
