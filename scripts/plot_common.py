@@ -13,6 +13,7 @@ what is missing (or hand the work to scripts/plot) before numpy is touched.
 import json
 import os
 import sys
+import warnings
 
 SCHEMA = "parity.output/1"
 MODELS = ("dual_control", "krusell_smith", "josephson", "kuramoto", "cubature")
@@ -62,6 +63,9 @@ def require_packages(script):
         fail(f"{e.name} is not installed for {sys.executable}: install python3-numpy and python3-matplotlib, "
              f"or run the plots with scripts/plot (it uses the build environment)")
     matplotlib.use("Agg")
+    # Non-finite values are reported once per array by Output.load; numpy's own warnings about
+    # them (all-NaN slices, invalid comparisons) would only repeat that with a source line.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
 
 
 def resolve(path):
@@ -101,19 +105,25 @@ class Output:
             with open(f, "rb") as fh:
                 if fh.read(6) != b"\x93NUMPY":
                     raise PlotError(f"{self.name}: {self.arrays[name]} is not a readable .npy file (no NumPy header)")
-            return np.load(f, allow_pickle=False)
+            a = np.load(f, allow_pickle=False)
         except FileNotFoundError:
             raise PlotError(f"{self.name}: {self.arrays[name]} is listed in manifest.json but missing") from None
         except (ValueError, OSError, EOFError) as e:
             raise PlotError(f"{self.name}: {self.arrays[name]} is not a readable .npy file ({e})") from None
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            bad = a.size - int(np.isfinite(a).sum())
+            warn(f"{self.name}: {self.arrays[name]} holds {bad} non-finite value(s) of {a.size} (see the run's "
+                 "status); they are left out of the plot")
+        return a
 
     def report(self):
         """The run report (a dict) or None; a `run` report with several models gives this one's."""
         if self._report is None and self.report_file:
             # The report's name relative to the folder; else as typed with --json, from where the
             # user runs the plots.
-            f = os.path.join(self.path, self.report_file)
-            if not os.path.isfile(f) and not os.path.isabs(self.report_file):
+            f = self.report_file
+            f = resolve(f) if os.path.isabs(f) else os.path.join(self.path, f)
+            if not os.path.isfile(f):
                 f = resolve(self.report_file)
             try:
                 with open(f) as fh:
@@ -122,8 +132,10 @@ class Output:
                 warn(f"{self.name}: cannot read the report {self.report_file} ({e}); plotting without it")
                 self.report_file = None
                 return None
-            # Reports spell models as commands (dual-control), manifests as identifiers (dual_control).
-            mine = lambda d: isinstance(d, dict) and str(d.get("model", "")).replace("-", "_") == self.model  # noqa: E731
+
+            def mine(d):  # reports spell models as commands (dual-control), manifests as identifiers
+                return isinstance(d, dict) and str(d.get("model", "")).replace("-", "_") == self.model
+
             if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
                 doc = next((r for r in doc["runs"] if mine(r)), None)
             if not mine(doc):

@@ -124,7 +124,9 @@ def plot(out, png, mus=(0.0, 0.5, 1.0, 2.0), sigmas=(0.5, 2.0)):
                 # Log colours: at mu = 0 the myopic rule never learns (u = ubar forever) and the gain
                 # is orders of magnitude above its value elsewhere.
                 positive = g[g > 0]
-                norm = LogNorm(vmin=max(positive.min(), 1e-4 * positive.max()), vmax=positive.max()) if positive.size else None
+                norm = None
+                if positive.size:
+                    norm = LogNorm(vmin=max(positive.min(), 1e-4 * positive.max()), vmax=positive.max())
                 im = ax.pcolormesh(x, mu, np.maximum(g, norm.vmin if norm else 0), shading="auto", cmap="viridis",
                                    norm=norm)
                 fig.colorbar(im, ax=ax, label="V_myopic - V_optimal")

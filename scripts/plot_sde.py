@@ -38,8 +38,9 @@ def sweep_axes(out, shape):
             pc.warn(f"{out.name}: no report gives the order of the sweep axes; assumed {', '.join(order)}")
     axes = [(n, values[n]) for n in order]
     if tuple(v.size for _, v in axes) != tuple(shape):
-        raise pc.PlotError(f"{out.name}: mean_velocity has shape {tuple(shape)} but the sweep axes are "
-                           + (", ".join(f"{n} ({v.size})" for n, v in axes) or "none") + " (files from different runs?)")
+        found = ", ".join(f"{n} ({v.size})" for n, v in axes) or "none"
+        raise pc.PlotError(f"{out.name}: mean_velocity has shape {tuple(shape)} but the sweep axes are {found} "
+                           "(files from different runs?)")
     return axes
 
 
@@ -62,7 +63,7 @@ def josephson(out, png):
         # One parameter point: the mean position drifts with slope <<v>> (x is unwrapped; v itself
         # is sampled at one phase of the drive, which says little about its time average).
         v0, e0 = float(v.reshape(-1)[0]), float(err.reshape(-1)[0])
-        slope = f"slope <<v>> = {v0:.4g} +- {e0:.2g}" if np.isfinite(e0) else f"slope <<v>> = {v0:.4g} (error undefined)"
+        slope = f"slope <<v>> = {v0:.4g} " + (f"+- {e0:.2g}" if np.isfinite(e0) else "(error undefined)")
         if out.has("t") and out.has("mean_x"):
             t, mx = out.load("t"), out.load("mean_x").reshape(-1)
             pc.expect_shape(out, "mean_x", mx, t.shape)
@@ -215,7 +216,8 @@ def main():
     if model is not None:
         pc.expect_model(out, model)
     if out.model not in PLOTS:
-        raise pc.PlotError(f"{out.name} holds {out.model} output, not josephson or kuramoto: use scripts/plot {out.name}")
+        raise pc.PlotError(f"{out.name} holds {out.model} output, not josephson or kuramoto: "
+                           f"use scripts/plot {out.name}")
     png, shown = pc.png_target(args.out, out, out.model + ".png")
     note = PLOTS[out.model](out, png)
     print(f"{shown}: {note}")
