@@ -28,7 +28,10 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RUNS = [
     ("dc_optimal", "dual_control", ["dual-control", "--policy", "optimal", "--grid", "10,10,6"]),
     ("dc_myopic", "dual_control", ["dual-control", "--policy", "myopic", "--grid", "10,10,6"]),
-    ("dc_inert", "dual_control", ["dual-control", "--policy", "inert", "--grid", "10,10,6"]),
+    # Off the defaults, so that every term of the inert closed form is exercised.
+    ("dc_inert", "dual_control", ["dual-control", "--policy", "inert", "--grid", "10,10,6", "--alpha", "0.3",
+                                  "--gamma", "0.7", "--delta", "0.9", "--xbar", "0.5", "--ubar", "0.2",
+                                  "--omega", "0.2", "--sigma-eps", "0.8"]),
     ("jo_point", "josephson", ["josephson", "--paths", "128", "--periods", "20", "--transient", "5"]),
     ("jo_sweep", "josephson", ["josephson", "--paths", "64", "--periods", "20", "--transient", "5",
                                "--sweep", "a:0:8:5"]),
@@ -100,7 +103,7 @@ class Plots(unittest.TestCase):
                 png = os.path.join(self.root, f"all-{name}.png")
                 r = plot(self.dirs[name], "-o", png)
                 self.assert_plotted(r, png)
-                self.assertNotIn("warning", r.stderr)  # the manifest was read, the report found
+                self.assertNotIn("no manifest.json", r.stderr)
 
     def test_default_png_goes_into_the_folder(self):
         r = plot(self.dirs["ku"])
@@ -222,6 +225,27 @@ class Plots(unittest.TestCase):
         self.assert_refused(plot(self.dirs["ku"], "-o", os.path.join(self.root, "no", "such", "x.png")),
                             "does not exist")
 
+    def test_python_without_the_packages(self):
+        # python3 -S does not see the system's site packages: the script hands itself over to
+        # scripts/plot, which finds a python3 that has them.
+        png = os.path.join(self.root, "handed-over.png")
+        r = subprocess.run([sys.executable, "-S", str(SCRIPTS / "plot_sde.py"), self.dirs["ku"], "-o", png],
+                           capture_output=True, text=True, timeout=300, env=PLOT_ENV, stdin=subprocess.DEVNULL)
+        self.assert_plotted(r, png)
+        # Where scripts/plot already chose the interpreter, a missing package is an error.
+        r = subprocess.run([sys.executable, "-S", str(SCRIPTS / "plot_sde.py"), self.dirs["ku"]], capture_output=True,
+                           text=True, timeout=300, env=dict(PLOT_ENV, PARITY_PLOT_INNER="1"), stdin=subprocess.DEVNULL)
+        self.assert_refused(r, "is not installed")
+
+    def test_paths_relative_to_the_users_folder(self):
+        # Inside the build environment the user's folder arrives as PARITY_PLOT_HOST_CWD (and the
+        # host's files under PARITY_HOST_MOUNT, empty here): relative paths are taken from there.
+        env = dict(PLOT_ENV, PARITY_PLOT_HOST_CWD=self.root, PARITY_HOST_MOUNT="", PARITY_PLOT_INNER="1")
+        r = subprocess.run([sys.executable, str(SCRIPTS / "plot_output.py"), "ku", "-o", "relative.png"],
+                           capture_output=True, text=True, timeout=300, env=env, cwd="/", stdin=subprocess.DEVNULL)
+        self.assert_plotted(r, os.path.join(self.root, "relative.png"))
+        self.assertIn("relative.png", r.stdout)
+
     def test_kuramoto_r_infinity_agrees_with_the_executable(self):
         # The plot solves r = I1(K r / D) / I0(K r / D) by bisection on a quadrature of the Bessel
         # functions; the executable by fixed-point iteration on std::cyl_bessel_i.
@@ -244,10 +268,11 @@ class Plots(unittest.TestCase):
         import numpy as np
         import plot_dual_control
 
-        outs = plot_common.find_outputs(self.dirs["dc_inert"])
-        x = outs[0].load("x")
-        cf = outs[0].report()["results"]["inert_closed_form"]
-        np.testing.assert_allclose(plot_dual_control.inert_closed_form(outs[0], x),
+        out, = plot_common.find_outputs(self.dirs["dc_inert"])
+        out.report_file = "report.json"  # the --json of the run, whatever the manifest recorded
+        x = out.load("x")
+        cf = out.report()["results"]["inert_closed_form"]
+        np.testing.assert_allclose(plot_dual_control.inert_closed_form(out, x),
                                    cf["a"] + cf["b"] * x + cf["c"] * x * x, rtol=1e-12)
 
 
