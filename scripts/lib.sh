@@ -48,7 +48,8 @@ parity_mode() {
 
 # Runs a command in the build environment with the repository as the working tree.
 # In the sysroot the repository is bind-mounted at /parity in a private mount namespace, so the
-# mounts vanish with the command and concurrent runs do not interfere.
+# mounts vanish with the command and concurrent runs do not interfere. PARITY_HOST_MOUNT=/mnt
+# also mounts the host's file system there, for commands given paths outside the repository.
 in_build_env() {
   local mode
   mode=$(parity_mode)
@@ -66,6 +67,7 @@ in_build_env() {
       unshare --mount --propagation private -- /bin/bash -c '
         set -e
         root=$1; repo=$2; inner=$3; cwd=$4; shift 4
+        if [[ -n "${PARITY_HOST_MOUNT:-}" ]]; then mount --rbind / "$root$PARITY_HOST_MOUNT"; fi
         mount --bind "$repo" "$root$inner"
         mount -t proc proc "$root/proc"
         mount --bind /dev "$root/dev"

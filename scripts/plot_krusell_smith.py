@@ -1,39 +1,47 @@
 #!/usr/bin/env python3
-"""Plots of a krusell-smith run:  plot_krusell_smith.py OUTPUT_DIR [PNG]
+"""Plots of a krusell-smith run, one PNG:
 
-Reads the .npy arrays written by `parity-<backend> krusell-smith --output OUTPUT_DIR` and writes one
-PNG with three panels: k' - k against k for both employment states at K ~ 39 (good and bad times),
-the wealth distribution of the final cross-section, and the simulated K path with the law of
+  scripts/plot OUTPUT_DIR                                  OUTPUT_DIR/krusell_smith.png
+  python3 scripts/plot_krusell_smith.py OUTPUT_DIR [-o PNG]  (or OUTPUT_DIR PNG)
+
+Reads the arrays written by `parity-<backend> krusell-smith --output OUTPUT_DIR`: k' - k against k
+for both employment states at K ~ 39 (good and bad times), the wealth distribution of the final
+cross-section on a log axis (it spans several decades), and the simulated K path with the law of
 motion iterated on its own along the same shocks (Den Haan's test)."""
+import argparse
 import os
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common as pc  # noqa: E402
 
 
 def policy_at_K(K_grid, values, K):
     """The policy at K by linear interpolation between the two nearest K nodes (plotting only)."""
+    import numpy as np
+
     j = int(np.clip(np.searchsorted(K_grid, K) - 1, 0, len(K_grid) - 2))
     t = (K - K_grid[j]) / (K_grid[j + 1] - K_grid[j])
     return (1 - t) * values[:, j] + t * values[:, j + 1]
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    d = sys.argv[1]
-    png = sys.argv[2] if len(sys.argv) > 2 else os.path.join(d, "krusell_smith.png")
-    g = np.load(os.path.join(d, "policy.npy"))  # (nk, nK, z, eps)
-    k = np.load(os.path.join(d, "k_grid.npy"))
-    Kg = np.load(os.path.join(d, "K_grid.npy"))
-    K = np.load(os.path.join(d, "K_path.npy"))
-    K_alm = np.load(os.path.join(d, "K_alm.npy"))
-    z = np.load(os.path.join(d, "z_path.npy"))
-    k_final = np.load(os.path.join(d, "k_final.npy"))
-    employed = np.load(os.path.join(d, "employed_final.npy"))
+def plot(out, png):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    pc.expect_model(out, "krusell_smith")
+    g = out.load("policy")  # (nk, nK, z, eps)
+    k = out.load("k_grid")
+    Kg = out.load("K_grid")
+    K = out.load("K_path")
+    K_alm = out.load("K_alm")
+    z = out.load("z_path")
+    k_final = out.load("k_final")
+    employed = out.load("employed_final")
+    pc.expect_shape(out, "policy", g, (k.size, Kg.size, 2, 2))
+    pc.expect_shape(out, "K_alm", K_alm, K.shape)
+    pc.expect_shape(out, "z_path", z, (K.size - 1,))  # K_0 .. K_T, z_0 .. z_{T-1}
+    pc.expect_shape(out, "employed_final", employed, k_final.shape)
 
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
     K_show = float(np.clip(39.0, Kg[0], Kg[-1]))
@@ -47,10 +55,20 @@ def main():
     ax[0].set(xlabel="k", ylabel="k' - k", title=f"Savings at K = {K_show:g}")
     ax[0].legend(fontsize=8)
 
-    bins = np.linspace(0, np.percentile(k_final, 99.5), 80)
-    ax[1].hist(k_final[employed == 1], bins=bins, alpha=0.6, label="employed", density=True)
-    ax[1].hist(k_final[employed == 0], bins=bins, alpha=0.6, label="unemployed", density=True)
-    ax[1].set(xlabel="k", ylabel="density", title=f"Wealth distribution (last period, {len(k_final)} agents)")
+    # Log-spaced bins on a log axis: wealth spans several decades (a few agents near the borrowing
+    # limit, a long right tail); the share of agents per bin keeps the areas comparable.
+    positive = k_final[k_final > 0]
+    at_zero = k_final.size - positive.size
+    if positive.size:
+        bins = np.geomspace(positive.min(), positive.max() * (1 + 1e-9), 60)
+        for e, label in ((1, "employed"), (0, "unemployed")):
+            sel = k_final[(employed == e) & (k_final > 0)]
+            ax[1].hist(sel, bins=bins, weights=np.full(sel.size, 1 / k_final.size), alpha=0.6, label=label)
+        ax[1].set_xscale("log")
+    if at_zero:
+        ax[1].plot([], [], " ", label=f"{at_zero / k_final.size:.1%} at k = 0 (not on the log axis)")
+    ax[1].set(xlabel="k (log scale)", ylabel="share of agents per bin",
+              title=f"Wealth distribution (last period, {k_final.size} agents)")
     ax[1].legend(fontsize=8)
 
     t = np.arange(len(K))
@@ -63,9 +81,27 @@ def main():
     ax[2].set(xlabel="period", ylabel="K", title="Aggregate capital")
     ax[2].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    print(png)
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return f"K path mean {K.mean():.4g}, wealth median {np.median(k_final):.4g}"
+
+
+def main():
+    argv = sys.argv[1:]
+    if len(argv) == 2 and not argv[1].startswith("-"):  # the older form: OUTPUT_DIR PNG
+        argv = [argv[0], "-o", argv[1]]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", help="the --output folder of a krusell-smith run")
+    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/krusell_smith.png)")
+    args = ap.parse_args(argv)
+    pc.require_packages(__file__)
+    outs = pc.find_outputs(args.folder, "krusell_smith")
+    if len(outs) != 1:
+        raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
+    png, shown = pc.png_target(args.out, outs[0], "krusell_smith.png")
+    note = plot(outs[0], png)
+    print(f"{shown}: {note}")
 
 
 if __name__ == "__main__":
-    main()
+    pc.run_main(main)

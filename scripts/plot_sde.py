@@ -1,82 +1,227 @@
 #!/usr/bin/env python3
-"""Plots of the SDE-ensemble outputs (the .npy files that `josephson --output DIR` and
-`kuramoto --output DIR` write).
+"""Plots of the SDE-ensemble outputs (the arrays that `josephson --output DIR` and
+`kuramoto --output DIR` write), one PNG:
 
-  plot_sde.py josephson DIR [OUT.png]   <<v>> against the swept parameter (with its statistical
-                                         error; a map for a 2-D sweep) and the histogram of x mod 1
-  plot_sde.py kuramoto DIR [OUT.png]    r(t) and the phase density P(x, t) at a few times
+  scripts/plot DIR                              DIR/josephson.png or DIR/kuramoto.png
+  python3 scripts/plot_sde.py DIR [-o OUT.png]
+  python3 scripts/plot_sde.py josephson|kuramoto DIR [OUT.png]     (the older form)
+
+josephson: <<v>> against the swept parameter with its statistical error (a map for a 2-D sweep;
+without a sweep, the ensemble mean of v over time with the asymptotic <<v>> and its error band),
+and the histogram of x mod 1 at the end, labelled with the sweep values.
+kuramoto: r(t) with the N -> infinity stationary value where the model has one (identical
+oscillators: r = I1(K r / D) / I0(K r / D), from the report's K and D), and the phase density
+P(x, t) at a few times, with the stationary density exp((K r / D) cos(x - psi)) at the end.
 """
-import glob
+import argparse
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common as pc  # noqa: E402
 
 
-def josephson(d, out):
-    v = np.load(os.path.join(d, "mean_velocity.npy"))
-    err = np.load(os.path.join(d, "mean_velocity_error.npy"))
-    hist = np.load(os.path.join(d, "histogram.npy"))
-    xb = np.load(os.path.join(d, "x_bins.npy"))
-    axes = sorted(glob.glob(os.path.join(d, "sweep_*.npy")))
-    names = [os.path.basename(a)[6:-4] for a in axes]
-    values = [np.load(a) for a in axes]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    if len(values) == 0:
-        a1.errorbar([0], v, yerr=err, fmt="o")
-        a1.set_xticks([])
-    elif len(values) == 1:
-        a1.errorbar(values[0], v, yerr=err, fmt="o-", ms=3, capsize=2)
-        a1.set_xlabel(names[0])
-    else:
-        im = a1.pcolormesh(values[1], values[0], v, shading="auto", cmap="RdBu_r")
-        fig.colorbar(im, ax=a1, label="<<v>>")
-        a1.set_xlabel(names[1])
-        a1.set_ylabel(names[0])
-    if len(values) < 2:
+def sweep_axes(out, shape):
+    """The sweep axes (name, values) in the order of the arrays' dimensions: the report's order
+    where there is one, else matched by length."""
+    names = [n[len("sweep_"):] for n in out.arrays if n.startswith("sweep_")]
+    values = {n: out.load("sweep_" + n) for n in names}
+    order = [s.get("name") for s in (out.parameter("sweeps") or []) if isinstance(s, dict)]
+    if sorted(order) != sorted(names):
+        order = []
+        for length in shape:
+            match = [n for n in names if values[n].size == length and n not in order]
+            if not match:
+                break
+            order.append(match[0])
+        if len(names) > 1 and len({values[n].size for n in names}) == 1:
+            pc.warn(f"{out.name}: no report gives the order of the sweep axes; assumed {', '.join(order)}")
+    axes = [(n, values[n]) for n in order]
+    if tuple(v.size for _, v in axes) != tuple(shape):
+        found = ", ".join(f"{n} ({v.size})" for n, v in axes) or "none"
+        raise pc.PlotError(f"{out.name}: mean_velocity has shape {tuple(shape)} but the sweep axes are {found} "
+                           "(files from different runs?)")
+    return axes
+
+
+def josephson(out, png):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    pc.expect_model(out, "josephson")
+    v = out.load("mean_velocity")
+    err = out.load("mean_velocity_error")
+    pc.expect_shape(out, "mean_velocity_error", err, v.shape)
+    hist = out.load("histogram")
+    xb = out.load("x_bins")
+    swept = any(n.startswith("sweep_") for n in out.arrays)
+    shape = v.shape if swept else ()
+    axes = sweep_axes(out, shape) if swept else []
+    pc.expect_shape(out, "histogram", hist, tuple(shape) + (xb.size,))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    if not axes:
+        # One parameter point: the mean position drifts with slope <<v>> (x is unwrapped; v itself
+        # is sampled at one phase of the drive, which says little about its time average).
+        v0, e0 = float(v.reshape(-1)[0]), float(err.reshape(-1)[0])
+        slope = f"slope <<v>> = {v0:.4g} " + (f"+- {e0:.2g}" if np.isfinite(e0) else "(error undefined)")
+        if out.has("t") and out.has("mean_x"):
+            t, mx = out.load("t"), out.load("mean_x").reshape(-1)
+            pc.expect_shape(out, "mean_x", mx, t.shape)
+            a1.plot(t, mx, "o-", ms=2, lw=1, label="ensemble mean <x>(t)")
+            if out.has("variance_x"):
+                sd = np.sqrt(np.maximum(out.load("variance_x").reshape(-1), 0))
+                pc.expect_shape(out, "variance_x", sd, t.shape)
+                a1.fill_between(t, mx - sd, mx + sd, alpha=0.15, label="+- one standard deviation of x")
+            line = mx[-1] + v0 * (t - t[-1])
+            a1.plot(t, line, color="C3", ls="--", lw=1.5, label=slope)
+            if np.isfinite(e0):
+                a1.fill_between(t, line - e0 * (t[-1] - t), line + e0 * (t[-1] - t), color="C3", alpha=0.2)
+            a1.set(xlabel="t", ylabel="x", title="drift of the ensemble (one parameter point)")
+        else:
+            a1.bar([0], [v0], yerr=[e0 if np.isfinite(e0) else 0], capsize=6, color="C0", label=slope)
+            a1.axhline(0, color="gray", lw=0.5)
+            a1.set_xticks([])
+            a1.set(ylabel="<<v>>", title="asymptotic mean velocity (one parameter point)")
+        a1.legend(fontsize=8)
+        a2.step(xb, hist / max(hist.sum(), 1) * xb.size, where="mid")
+    elif len(axes) == 1:
+        (name, values), = axes
+        a1.errorbar(values, v, yerr=np.where(np.isfinite(err), err, 0), fmt="o-", ms=3, capsize=2)
+        a1.set_xlabel(name)
         a1.axhline(0, color="gray", lw=0.5)
         a1.set_ylabel("<<v>>")
-    a1.set_title("asymptotic mean velocity")
-    h = hist.reshape(-1, hist.shape[-1])
-    idx = [0] if h.shape[0] == 1 else sorted({0, h.shape[0] // 2, h.shape[0] - 1})
-    for i in idx:
-        a2.step(xb, h[i] / h[i].sum() * len(xb), where="mid", label=f"sweep point {i}")
+        a1.set_title("asymptotic mean velocity")
+        for i in sorted({0, values.size // 2, values.size - 1}):
+            a2.step(xb, hist[i] / max(hist[i].sum(), 1) * xb.size, where="mid", label=f"{name} = {values[i]:.4g}")
+        a2.legend(fontsize=8)
+    else:
+        (n0, v0), (n1, v1) = axes
+        lim = np.nanmax(np.abs(v)) or 1
+        im = a1.pcolormesh(v1, v0, v, shading="auto", cmap="RdBu_r", vmin=-lim, vmax=lim)
+        fig.colorbar(im, ax=a1, label="<<v>>")
+        a1.set(xlabel=n1, ylabel=n0, title="asymptotic mean velocity")
+        picks = sorted({(0, 0), (v0.size // 2, v1.size // 2), (v0.size - 1, v1.size - 1)})
+        for i, j in picks:
+            h = hist[i, j]
+            a2.step(xb, h / max(h.sum(), 1) * xb.size, where="mid", label=f"{n0} = {v0[i]:.4g}, {n1} = {v1[j]:.4g}")
+        a2.legend(fontsize=8)
     a2.set_xlabel("x mod 1")
     a2.set_ylabel("density")
-    a2.set_title("coarse-grained position histogram (end)")
-    a2.legend(fontsize=8)
+    a2.set_title("position histogram at the end")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return f"<<v>> in [{np.nanmin(v):.4g}, {np.nanmax(v):.4g}] over {v.size} parameter point(s)"
 
 
-def kuramoto(d, out):
-    t = np.load(os.path.join(d, "t.npy"))
-    r = np.load(os.path.join(d, "r.npy"))
-    hist = np.load(os.path.join(d, "histogram.npy"))
-    xb = np.load(os.path.join(d, "x_bins.npy"))
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    a1.plot(t, r)
-    a1.set_xlabel("t")
-    a1.set_ylabel("r(t)")
-    a1.set_ylim(0, 1)
-    a1.set_title("order parameter")
+def bessel_i(n, z):
+    """I_n(z) = (1/pi) int_0^pi exp(z cos t) cos(n t) dt, scaled by exp(-z): the trapezoidal rule
+    on a periodic integrand converges geometrically (exact to rounding with these nodes for z <= 1e3)."""
+    import numpy as np
+
+    t = np.linspace(0, np.pi, 4097)
+    f = np.exp(z * (np.cos(t) - 1)) * np.cos(n * t)
+    return (f.sum() - 0.5 * (f[0] + f[-1])) * (t[1] - t[0]) / np.pi
+
+
+def kuramoto_r_infinity(K, D):
+    """The stationary order parameter of identical noisy oscillators for N -> infinity in the
+    units of models/sde/kuramoto.hpp (gamma x' = omega + (K/N) sum sin(x_j - x_i) + sqrt(2 gamma D) xi):
+    P(x) ~ exp((K r / D) cos(x - psi)) gives r = I1(K r / D) / I0(K r / D); r = 0 for K <= 2 D."""
+    if D <= 0:
+        return 1.0
+    a = K / D
+    if a <= 2:
+        return 0.0
+    lo, hi = 1e-12, 1.0  # g(r) = I1(a r)/I0(a r) - r is > 0 just above 0 (slope a/2 - 1 > 0) and < 0 at 1
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if bessel_i(1, a * mid) / bessel_i(0, a * mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def kuramoto_theory(out):
+    """(r_infinity, K / D) where the model has the N -> infinity value (identical oscillators and
+    a report with K and D), else None."""
+    K, D, spread = out.parameter("K"), out.parameter("D"), out.parameter("omega_spread")
+    if not all(isinstance(q, (int, float)) for q in (K, D, spread)) or spread != 0:
+        return None
+    return kuramoto_r_infinity(K, D), K / D
+
+
+def kuramoto(out, png):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    pc.expect_model(out, "kuramoto")
+    t, r = out.load("t"), out.load("r")
+    pc.expect_shape(out, "r", r, t.shape)
+    hist = out.load("histogram")
+    xb = out.load("x_bins")
+    pc.expect_shape(out, "histogram", hist, (t.size, xb.size))
+    theory = kuramoto_theory(out)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    a1.plot(t, r, label="r(t), this run")
+    N = out.parameter("oscillators")
+    if theory is not None:
+        r_inf, _ = theory
+        a1.axhline(r_inf, color="k", ls="--", lw=1, label=f"N -> infinity: r = {r_inf:.4f}")
+        if isinstance(N, int) and N > 0:
+            a1.axhspan(max(r_inf - 1 / np.sqrt(N), 0), min(r_inf + 1 / np.sqrt(N), 1), color="k", alpha=0.08,
+                       label=f"+- 1/sqrt(N), N = {N}")
+    elif out.report() is None:
+        pc.warn(f"{out.name}: no report with K and D: the N -> infinity order parameter is not drawn")
+    a1.set(xlabel="t", ylabel="r(t)", ylim=(0, 1), title="order parameter")
+    a1.legend(fontsize=8)
     for i in sorted({0, len(t) // 10, len(t) // 3, len(t) - 1}):
-        a2.step(xb, hist[i] / hist[i].sum() * len(xb) / (2 * np.pi), where="mid", label=f"t = {t[i]:.2f}")
-    a2.set_xlabel("x mod 2 pi")
-    a2.set_ylabel("P(x, t)")
+        a2.step(xb, hist[i] / max(hist[i].sum(), 1) * xb.size / (2 * np.pi), where="mid", label=f"t = {t[i]:.3g}")
+    if theory is not None and theory[0] > 0 and out.has("psi"):
+        psi = out.load("psi")
+        pc.expect_shape(out, "psi", psi, t.shape)
+        r_inf, kd = theory
+        x = np.linspace(0, 2 * np.pi, 400)
+        p = np.exp(kd * r_inf * (np.cos(x - psi[-1]) - 1))
+        a2.plot(x, p / (p.mean() * 2 * np.pi), "k--", lw=1, label="stationary, N -> infinity")
+    a2.set(xlabel="x mod 2 pi", ylabel="P(x, t)", title="phase density")
     a2.legend(fontsize=8)
-    a2.set_title("phase density")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    note = f"r(end) = {r[-1]:.4f}"
+    return note + (f", N -> infinity {theory[0]:.4f}" if theory is not None else "")
+
+
+PLOTS = {"josephson": josephson, "kuramoto": kuramoto}
+
+
+def main():
+    argv = sys.argv[1:]
+    model = None
+    if argv and argv[0] in PLOTS:  # the older form: plot_sde.py MODEL DIR [OUT.png]
+        model = argv.pop(0)
+        if len(argv) == 2 and not argv[1].startswith("-"):
+            argv = [argv[0], "-o", argv[1]]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", help="the --output folder of a josephson or kuramoto run")
+    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/MODEL.png)")
+    args = ap.parse_args(argv)
+    pc.require_packages(__file__)
+    outs = pc.find_outputs(args.folder, model)
+    if len(outs) != 1:
+        raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
+    out = outs[0]
+    if model is not None:
+        pc.expect_model(out, model)
+    if out.model not in PLOTS:
+        raise pc.PlotError(f"{out.name} holds {out.model} output, not josephson or kuramoto: "
+                           f"use scripts/plot {out.name}")
+    png, shown = pc.png_target(args.out, out, out.model + ".png")
+    note = PLOTS[out.model](out, png)
+    print(f"{shown}: {note}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("josephson", "kuramoto"):
-        sys.exit(__doc__)
-    out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(sys.argv[2], sys.argv[1] + ".png")
-    {"josephson": josephson, "kuramoto": kuramoto}[sys.argv[1]](sys.argv[2], out)
-    print(out)
+    pc.run_main(main)
