@@ -58,6 +58,9 @@
 
 #include "models/cubature/options.hpp"
 #include "models/cubature/rule.hpp"
+#include "parity/algorithms/compact.hpp"
+#include "parity/algorithms/fixed_order_sum.hpp"
+#include "parity/containers/flat_max_heap.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -73,79 +76,7 @@ inline std::string short_number(double x) {
 }
 
 template <class Mem>
-using Matrix = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
-
-// Doubles the block sums of fixed_order_sums need for `rows` rows of k columns.
-inline std::int64_t block_sums_size(std::int64_t rows, int k) {
-  std::int64_t need = 0;
-  for (std::int64_t len = rows; len > 1; len = (len + 255) / 256) need += (len + 255) / 256 * k;
-  return need;
-}
-
-// Column sums of terms(0..rows-1, :) in a fixed blocked order (blocks of 256, summed left to
-// right, then the block sums likewise): the same bits for every thread count. The block sums go
-// to `scratch` when it is large enough (block_sums_size), else to one temporary allocation: a
-// device allocation and its release synchronize the whole device, which would serialize the
-// integrals of a batch (batch.hpp).
-template <class ExecutionSpace>
-std::vector<double> fixed_order_sums(ExecutionSpace const& space, Matrix<typename ExecutionSpace::memory_space> terms,
-                                     std::int64_t rows,
-                                     Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
-  using Mem = typename ExecutionSpace::memory_space;
-  int const k = int(terms.extent(1));
-  std::vector<double> out(k, 0.0);
-  if (rows == 0) return out;
-  std::int64_t const need = block_sums_size(rows, k);
-  if (std::int64_t(scratch.extent(0)) < need)
-    scratch = Kokkos::View<double*, Mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "parity::cubature::block_sums"), need);
-  std::int64_t const block = 256;
-  std::int64_t used = 0;
-  auto current = terms;
-  std::int64_t len = rows;
-  while (len > 1) {
-    std::int64_t const blocks = (len + block - 1) / block;
-    Matrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
-    used += blocks * k;
-    auto const in = current;
-    Kokkos::parallel_for(
-        "parity::cubature::block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
-        KOKKOS_LAMBDA(std::int64_t b) {
-          std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
-          for (int c = 0; c < k; ++c) {
-            double s = 0;
-            for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
-            next(b, c) = s;
-          }
-        });
-    current = next;
-    len = blocks;
-  }
-  auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
-  // Copied on `space` and fenced there: a copy without an execution space fences every instance,
-  // which would serialize the integrals of a batch (batch.hpp).
-  auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
-  Kokkos::deep_copy(space, host, first);
-  space.fence("parity::cubature::fixed_order_sums");
-  for (int c = 0; c < k; ++c) out[c] = host(c);
-  return out;
-}
-
-// Exclusive prefix sum of the 0/1 flags: offset(r) is a flagged region's slot in the compacted
-// list. Returns the number flagged.
-template <class ExecutionSpace>
-std::int64_t compact_offsets(ExecutionSpace const& space, Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
-                             Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
-                             std::int64_t count) {
-  std::int64_t flagged = 0;
-  Kokkos::parallel_scan(
-      "parity::cubature::compact", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-      KOKKOS_LAMBDA(std::int64_t r, std::int64_t & update, bool final) {
-        if (final) offset(r) = update;
-        update += flag(r);
-      },
-      flagged);
-  return flagged;
-}
+using Matrix = algorithms::ColumnMatrix<Mem>;
 
 template <class Real, class Mem>
 struct RegionList {
@@ -344,7 +275,7 @@ std::vector<double> sums_where(ExecutionSpace const& space, RegionList<Real, typ
         terms(r, 2) = sel ? volume_fraction<Real>(half, r, n, box_half) : 0.0;
         terms(r, 3) = sel ? 1.0 : 0.0;
       });
-  return fixed_order_sums(space, terms, count);
+  return algorithms::fixed_order_column_sums(space, terms, count);
 }
 
 template <class ExecutionSpace, class Real>
@@ -402,7 +333,7 @@ Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename Exe
       KOKKOS_LAMBDA(std::int64_t r) {
         if (flag(r) && double(err(r)) <= t) flag(r) = 0;
       });
-  std::int64_t const bad = compact_offsets(space, flag, offset, count);
+  std::int64_t const bad = algorithms::compaction_offsets(space, flag, offset, count);
   Filtered out;
   out.regions = std::int64_t(sums[3] + 0.5);
   out.estimate = sums[0];
@@ -427,19 +358,9 @@ std::vector<double> flagged_range_sums(ExecutionSpace const& space,
 
 // Heap entries: [center (n), half-widths (n), estimate, error, axis], a max-heap on the error.
 template <class Real>
-KOKKOS_INLINE_FUNCTION void heap_swap(Real* heap, int stride, int a, int b) {
-  for (int m = 0; m < stride; ++m) {
-    Real const t = heap[a * stride + m];
-    heap[a * stride + m] = heap[b * stride + m];
-    heap[b * stride + m] = t;
-  }
-}
-
-template <class Real>
 KOKKOS_INLINE_FUNCTION void heap_push(Real* heap, int stride, int n, int& size, Real const* c, Real const* h,
                                       Real estimate, Real error, int axis) {
-  int i = size++;
-  Real* e = heap + i * stride;
+  Real* e = heap + size * stride;
   for (int m = 0; m < n; ++m) {
     e[m] = c[m];
     e[n + m] = h[m];
@@ -447,32 +368,13 @@ KOKKOS_INLINE_FUNCTION void heap_push(Real* heap, int stride, int n, int& size, 
   e[2 * n] = estimate;
   e[2 * n + 1] = error;
   e[2 * n + 2] = Real(axis);
-  while (i > 0) {
-    int const parent = (i - 1) / 2;
-    if (!(heap[parent * stride + 2 * n + 1] < heap[i * stride + 2 * n + 1])) break;
-    heap_swap(heap, stride, parent, i);
-    i = parent;
-  }
+  containers::heap_push(heap, stride, 2 * n + 1, size);
 }
 
 // Removes the entry with the largest error, copying it to `top` (stride Reals).
 template <class Real>
 KOKKOS_INLINE_FUNCTION void heap_pop(Real* heap, int stride, int n, int& size, Real* top) {
-  for (int m = 0; m < stride; ++m) top[m] = heap[m];
-  --size;
-  if (size == 0) return;
-  for (int m = 0; m < stride; ++m) heap[m] = heap[size * stride + m];
-  int i = 0;
-  int const key = 2 * n + 1;
-  while (true) {
-    int const l = 2 * i + 1, r = 2 * i + 2;
-    int largest = i;
-    if (l < size && heap[largest * stride + key] < heap[l * stride + key]) largest = l;
-    if (r < size && heap[largest * stride + key] < heap[r * stride + key]) largest = r;
-    if (largest == i) break;
-    heap_swap(heap, stride, i, largest);
-    i = largest;
-  }
+  containers::heap_pop(heap, stride, 2 * n + 1, size, top);
 }
 
 enum Phase2Reason : int { reason_running = 0, reason_met = 1, reason_budget = 2, reason_storage = 3, reason_not_finite = 4 };
@@ -745,7 +647,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
   Kokkos::View<int*, Mem> finite, flag;
   Kokkos::View<std::int64_t*, Mem> offset;
   detail::Matrix<Mem> terms;
-  Kokkos::View<double*, Mem> block_sums;  // fixed_order_sums' scratch for the terms of a list
+  Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for the terms of a list
   auto reserve = [&](std::int64_t m) {  // work arrays for m regions
     if (std::int64_t(flag.extent(0)) >= m) return;
     std::int64_t const size = std::max(m, std::min(2 * std::int64_t(flag.extent(0)), capacity));
@@ -755,7 +657,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::offset"), size);
     terms = detail::Matrix<Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::terms"), size, 4);
     block_sums = Kokkos::View<double*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::block_sums"),
-                                            detail::block_sums_size(size, 4));
+                                            algorithms::fixed_order_scratch_size(size, 4));
   };
   auto ensure_list = [&](List& l, std::int64_t m) {
     if (std::int64_t(l.estimate.extent(0)) >= m) return;
@@ -987,7 +889,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
             t(r, 0) = rc(r, 2) == detail::reason_budget ? sm(r, 1) : 0.0;
             t(r, 1) = double(rc(r, 0));
           });
-      auto const s = detail::fixed_order_sums(space, redistribution, count);
+      auto const s = algorithms::fixed_order_column_sums(space, redistribution, count);
       double const unused = double(left) - s[1];
       if (!(s[0] > 0) || unused < double(2 * points)) break;
       std::int64_t movable = 0;
@@ -1009,7 +911,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
       out.update({"phase 2", round, -1.0, clock.seconds(),
                   "unused evaluations moved to " + std::to_string(movable) + " regions"});
     }
-    auto const totals = detail::fixed_order_sums(space, sums, count);
+    auto const totals = algorithms::fixed_order_column_sums(space, sums, count);
     std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
     Kokkos::parallel_reduce(
         "parity::cubature::phase2_counts", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
@@ -1063,7 +965,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
               t(r, 3) = 0.0;
             });
       }
-      auto const totals = detail::fixed_order_sums(space, terms, count, block_sums);
+      auto const totals = algorithms::fixed_order_column_sums(space, terms, count, block_sums);
       double const total_est = fin_est + totals[0] + waiting.estimate;
       double const total_err = fin_err + totals[1] + waiting.error;
       tol_now = std::max(tol.absolute, tol.relative * std::abs(total_est));
@@ -1113,8 +1015,8 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
               t(r, 3) = is_bad ? double(err(r)) : 0.0;
             });
       }
-      auto const split_sums = detail::fixed_order_sums(space, terms, count, block_sums);
-      bad = detail::compact_offsets(space, flag, offset, count);
+      auto const split_sums = algorithms::fixed_order_column_sums(space, terms, count, block_sums);
+      bad = algorithms::compaction_offsets(space, flag, offset, count);
       fin_est += split_sums[0];
       fin_err += split_sums[1];
       fin_regions += count - bad;
