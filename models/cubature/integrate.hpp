@@ -5,7 +5,12 @@
 //   Result r = integrate<ExecutionSpace, Real>(space, f, lower, upper, tolerances, options);
 //
 // f is a device-callable functor, `KOKKOS_FUNCTION Real operator()(Point<Real> const& x) const`,
-// with x[0..n-1] the coordinates (n = lower.size() <= max_dim = 16).
+// with x[0..n-1] the coordinates (n = lower.size() <= max_dim = 16); Real is float or double.
+// f is copied into the kernels, so it holds values and Kokkos Views, not host containers.
+// Tolerances and Options (options.hpp) have documented defaults; Options::progress (a callback,
+// empty: silent) and Options::phase_times (a timer, null: none) are optional, and the phases are
+// Kokkos Tools regions ("parity::cubature::phase1", "parity::cubature::phase2") either way.
+// Bad input throws parity::InvalidInput with a message that names the option.
 //
 // Phase 1 (breadth-first, all regions at once): the box is cut evenly into about
 // `initial_regions` regions; every region of the list is evaluated in parallel (one Kokkos team
@@ -56,23 +61,48 @@
 #include "models/cubature/detail/phase2.hpp"
 #include "models/cubature/options.hpp"
 #include "models/cubature/rule.hpp"
-#include "parity/run/phase_times.hpp"
-#include "parity/run/progress.hpp"
 
 namespace parity::cubature {
 
-// Integrates f over the box [lower, upper] (see the top of this file). `progress` and `times`
-// may be null.
+namespace detail {
+
+template <class F, class Real, class = void>
+struct returns_real : std::false_type {};
+template <class F, class Real>
+struct returns_real<F, Real, std::enable_if_t<std::is_invocable_v<F const&, Point<Real> const&>>>
+    : std::is_convertible<std::invoke_result_t<F const&, Point<Real> const&>, Real> {};
+
+// What an integrand must provide, checked where a user's functor enters the library. Whether
+// operator() is device-callable shows when a GPU backend compiles the kernels (a call to a host
+// function from a KOKKOS_FUNCTION).
+template <class F, class Real>
+constexpr bool check_integrand() {
+  static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>,
+                "parity::cubature: Real (the second template argument) must be float or double");
+  static_assert(std::is_invocable_v<F const&, Point<Real> const&>,
+                "parity::cubature: the integrand must provide a const call operator taking the point, "
+                "`KOKKOS_FUNCTION Real operator()(parity::cubature::Point<Real> const& x) const`, "
+                "with Real the precision passed to integrate (x[i], i < dimension, are the coordinates)");
+  static_assert(returns_real<F, Real>::value,
+                "parity::cubature: the integrand's operator() must return a value convertible to Real "
+                "(float or double, the precision passed to integrate)");
+  static_assert(std::is_copy_constructible_v<F>,
+                "parity::cubature: the integrand is copied into every kernel, so it must be copy-constructible "
+                "(hold plain values and Kokkos::Views, not host containers or references)");
+  return true;
+}
+
+}  // namespace detail
+
+// Integrates f over the box [lower, upper] (see the top of this file).
 template <class ExecutionSpace, class Real, class F>
 Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> const& lower,
-                 std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
-                 run::Progress* progress = nullptr, run::PhaseTimes* times = nullptr) {
-  static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>);
+                 std::vector<double> const& upper, Tolerances const& tol = {}, Options const& opt = {}) {
+  static_assert(Kokkos::is_execution_space_v<ExecutionSpace>,
+                "parity::cubature::integrate: the first template argument must be a Kokkos execution space");
+  static_assert(detail::check_integrand<F, Real>());
   validate(lower, upper, tol, opt);
-  run::SilentProgress silent;
-  run::PhaseTimes local_times;
-  detail::Integrator<ExecutionSpace, Real, F> integrator(space, f, lower, upper, tol, opt, progress ? *progress : silent,
-                                                         times ? *times : local_times);
+  detail::Integrator<ExecutionSpace, Real, F> integrator(space, f, lower, upper, tol, opt);
   return integrator.run();
 }
 

@@ -40,8 +40,7 @@ class Integrator {
  public:
   // The problem must have passed validate().
   Integrator(ExecutionSpace const& space, F const& f, std::vector<double> const& lower,
-             std::vector<double> const& upper, Tolerances const& tol, Options const& opt, run::Progress& progress,
-             run::PhaseTimes& phase_times);
+             std::vector<double> const& upper, Tolerances const& tol, Options const& opt);
   Result run();
 
  private:
@@ -58,6 +57,9 @@ class Integrator {
   void ensure_parents(std::int64_t m);
   void finish(Filtered const& sums);
   double tolerance_left() const { return 0.9 * tol_now - fin_err - waiting.reserve; }
+  void report(run::ProgressLine const& line) const {
+    if (opt.progress) opt.progress(line);
+  }
   void set_status();
 
   // Phase 1 (phase1.hpp).
@@ -85,9 +87,7 @@ class Integrator {
   F const& f;
   Tolerances const& tol;
   Options const& opt;
-  run::Progress& out;
-  run::PhaseTimes& phase_times;
-  std::optional<timing::ScopedPhase<ExecutionSpace>> phase1_timer;  // paused while phase 2 runs
+  std::optional<timing::OptionalPhase<ExecutionSpace>> phase1_timer;  // paused while phase 2 runs
 
   int n = 0;
   std::int64_t points = 0;
@@ -139,9 +139,8 @@ class Integrator {
 template <class ExecutionSpace, class Real, class F>
 Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F const& f_,
                                                 std::vector<double> const& lower, std::vector<double> const& upper,
-                                                Tolerances const& tol_, Options const& opt_, run::Progress& progress,
-                                                run::PhaseTimes& times)
-    : space(space_), f(f_), tol(tol_), opt(opt_), out(progress), phase_times(times) {
+                                                Tolerances const& tol_, Options const& opt_)
+    : space(space_), f(f_), tol(tol_), opt(opt_) {
   n = int(lower.size());
   points = rule_points(n);
   team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
@@ -243,7 +242,7 @@ void Integrator<ExecutionSpace, Real, F>::set_status() {
 // Phase 1, then phase 2 for what phase 1 left unfinished.
 template <class ExecutionSpace, class Real, class F>
 Result Integrator<ExecutionSpace, Real, F>::run() {
-  phase1_timer.emplace(space, phase_times, "parity::cubature::phase1");
+  phase1_timer.emplace(space, opt.phase_times, "parity::cubature::phase1");
   phase1();
   phase1_timer.reset();
   if (!done) {

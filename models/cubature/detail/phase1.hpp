@@ -94,7 +94,7 @@ bool Integrator<ExecutionSpace, Real, F>::totals(Phase1Step& step) {
     res.error = total_err;
     res.regions = fin_regions + count + waiting.parents;
     res.history.push_back(step);
-    out.update({"phase 1", step.iteration, total_err, clock.seconds(),
+    report({"phase 1", step.iteration, total_err, clock.seconds(),
                 "regions " + std::to_string(count) + ", converged"});
     done = true;
     return true;
@@ -139,7 +139,7 @@ void Integrator<ExecutionSpace, Real, F>::classify(Phase1Step& step) {
   bad_error = split_sums[3];
   step.bad = bad;
   res.history.push_back(step);
-  out.update({"phase 1", step.iteration, step.error, clock.seconds(),
+  report({"phase 1", step.iteration, step.error, clock.seconds(),
               "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) + ", integral " +
                   short_number(step.integral) + ", tolerance " + short_number(tol_now) +
                   (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
@@ -235,7 +235,7 @@ Flow Integrator<ExecutionSpace, Real, F>::split_or_hand_over(std::int64_t left, 
     // refinement for good (f3 5-D, 4e11 evaluations, H200: true error 1.1e-6).
     phase1_timer.reset();
     phase2(left, std::max(tolerance_left(), 0.1 * tol_now * bad_volume));
-    phase1_timer.emplace(space, phase_times, "parity::cubature::phase1");
+    phase1_timer.emplace(space, opt.phase_times, "parity::cubature::phase1");
     return unpark_next() ? Flow::next_iteration : Flow::stop;
   }
   ensure_list(next, split_parents * d);

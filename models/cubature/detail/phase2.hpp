@@ -21,7 +21,7 @@ namespace parity::cubature::detail {
 // evaluations and `slack` of the tolerance among them; their sums join the finished ones.
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double const slack) {
-  timing::ScopedPhase<ExecutionSpace> phase(space, phase_times, "parity::cubature::phase2");
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::phase2");
   res.phase2_regions += count;
   // Not zero-filled: the kernels below write every entry before it is read (zero-filling the
   // heaps, sized by --max-memory-mb, cost more than the whole integration on small problems).
@@ -78,7 +78,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     int const m = int(std::min(batch, count - first));
     phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
                                                region_counts, false, nulls);
-    out.update({"phase 2", first / batch + 1, -1.0, clock.seconds(),
+    report({"phase 2", first / batch + 1, -1.0, clock.seconds(),
                 "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
   }
   // With every heap resident (one batch), the evaluations that finished regions left unused
@@ -114,7 +114,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
                                                sums, region_counts, true, nulls);
     res.phase2_rounds = std::max(res.phase2_rounds, round);
-    out.update({"phase 2", round, -1.0, clock.seconds(),
+    report({"phase 2", round, -1.0, clock.seconds(),
                 "unused evaluations moved to " + std::to_string(movable) + " regions"});
   }
   auto const totals = algorithms::fixed_order_column_sums(space, sums, count);
