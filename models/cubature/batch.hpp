@@ -5,6 +5,10 @@
 //   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt,
 //                                                                 concurrency);
 //
+// Each functor must provide what integrate() asks of one (integrate.hpp). opt.progress, if set,
+// gets one "batch" line per integral finished; opt.phase_times, if set, the phase
+// "parity::cubature::batch". The integrals themselves run silent and untimed.
+//
 // The integrals run one after another by default. On a GPU backend `concurrency` > 1 runs that
 // many at a time, each on its own execution-space instance (a stream) driven by its own host
 // thread, so that the small kernels and host round trips of one integral may overlap those of the
@@ -28,34 +32,41 @@
 
 #include "models/cubature/integrate.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
 
 namespace parity::cubature {
 
 template <class ExecutionSpace, class Real, class F>
 std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs, std::vector<double> const& lower,
                                     std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
-                                    int concurrency = 0, run::Progress* progress = nullptr) {
+                                    int concurrency = 0) {
+  static_assert(Kokkos::is_execution_space_v<ExecutionSpace>,
+                "parity::cubature::integrate_batch: the first template argument must be a Kokkos execution space");
+  static_assert(detail::check_integrand<F, Real>());
   validate(lower, upper, tol, opt);
   require(concurrency >= 0, "batch concurrency must be >= 0 (0 or 1: one integral at a time)");
   std::size_t const m = fs.size();
   std::vector<Result> out(m);
   if (m == 0) return out;
-  run::SilentProgress silent;
-  run::Progress& report = progress ? *progress : silent;
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::batch");
+  Options one = opt;  // for each integral: silent, untimed
+  one.progress = nullptr;
+  one.phase_times = nullptr;
   Kokkos::Timer clock;
   std::mutex report_mutex;
   std::size_t finished = 0;
   auto done_one = [&]() {  // progress: integrals finished so far
     std::lock_guard<std::mutex> lock(report_mutex);
     ++finished;
-    report.update({"batch", int(finished), -1.0, clock.seconds(),
+    if (opt.progress)
+      opt.progress({"batch", int(finished), -1.0, clock.seconds(),
                    std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
   };
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   int const workers = host ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));
   if (workers <= 1) {
     for (std::size_t k = 0; k < m; ++k) {
-      out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, opt);
+      out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, one);
       done_one();
     }
     return out;
@@ -70,7 +81,7 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
     threads.emplace_back([&, w]() {
       try {
         for (std::size_t k = next++; k < m; k = next++) {
-          out[k] = integrate<ExecutionSpace, Real>(instances[w], fs[k], lower, upper, tol, opt);
+          out[k] = integrate<ExecutionSpace, Real>(instances[w], fs[k], lower, upper, tol, one);
           done_one();
         }
       } catch (...) {

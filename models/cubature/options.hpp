@@ -3,10 +3,13 @@
 // input checks. integrate.hpp holds the algorithm.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "parity/run/errors.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
 
 namespace parity::cubature {
 
@@ -53,29 +56,39 @@ inline char const* to_string(ErrorEstimate e) {
   return "automatic";
 }
 
+// Converged when error <= max(absolute, relative |I|); at least one must be > 0.
 struct Tolerances {
-  double absolute = 0.0;
-  double relative = 1e-6;
+  double absolute = 0.0;  // default 0: relative only
+  double relative = 1e-6;  // default 1e-6
 };
 
+// Every member has a default that suits most integrals; the comments name it.
 struct Options {
-  Mode mode = Mode::improved;
-  ErrorEstimate error_estimate = ErrorEstimate::automatic;
-  std::int64_t max_evaluations = 1'000'000'000;  // integrand evaluations in all
-  int initial_regions = 2048;                     // phase 1 starts from an even partition of about this many
-  int max_regions = 2048;                         // Lmax: phase-1 splits aim at a list of this length
-  int phase2_regions = 512;                       // phase 1 hands over once this many regions are bad
-  int max_split = 8;                              // most pieces one region is cut into in a phase-1 step
-  int max_phase1_iterations = 64;                // paper mode; improved mode: 16 times this
-  int heap_capacity = 0;                          // subregions each phase-2 region may hold; 0: as many as
-                                                  // max_memory_mb allows with every phase-2 region resident
-  double max_memory_mb = 512.0;                   // all phase-2 heaps of one batch together; improved
-                                                  // mode: also the phase-1 region lists
-  double max_host_memory_mb = 0.0;                // improved mode: regions parked in host memory while
-                                                  // the list is refined depth-first in pieces that fit
-                                                  // max_memory_mb (for tight tolerances with large
-                                                  // budgets); 0: none, phase 2's heaps take the list
-  int team_size = 0;                              // 0: 1 on host backends, 32 on GPUs
+  Mode mode = Mode::improved;                               // default improved (see Mode)
+  ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
+  std::int64_t max_evaluations = 1'000'000'000;  // default 1e9: integrand evaluations in all
+  int initial_regions = 2048;  // default 2048: phase 1 starts from an even partition of about this many
+  int max_regions = 2048;      // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
+  int phase2_regions = 512;    // default 512: phase 1 hands over once this many regions are bad (paper)
+  int max_split = 8;           // default 8: most pieces one region is cut into in a phase-1 step (paper)
+  int max_phase1_iterations = 64;  // default 64 in paper mode; improved mode: 16 times this
+  int heap_capacity = 0;           // default 0: subregions each phase-2 region may hold; 0: as many as
+                                   // max_memory_mb allows with every phase-2 region resident
+  double max_memory_mb = 512.0;    // default 512: all phase-2 heaps of one batch together; improved
+                                   // mode: also the phase-1 region lists
+  double max_host_memory_mb = 0.0;  // default 0: improved mode, regions parked in host memory while
+                                    // the list is refined depth-first in pieces that fit
+                                    // max_memory_mb (for tight tolerances with large budgets);
+                                    // 0: none, phase 2's heaps take the list
+  int team_size = 0;                // default 0: 1 on host backends, 32 on GPUs
+
+  // Where the integration is, from host code between kernels (stages "phase 1", "phase 2";
+  // integrate_batch: "batch", one line per integral finished, under a lock). Default empty: silent.
+  std::function<void(run::ProgressLine const&)> progress;
+  // Default null. When set, the fenced seconds of the phases "parity::cubature::phase1" and
+  // "parity::cubature::phase2" (integrate_batch: "parity::cubature::batch") are added to it. The
+  // phases are Kokkos Tools regions either way; without a timer no fences are added for them.
+  run::PhaseTimes* phase_times = nullptr;
 };
 
 struct Phase1Step {

@@ -1,5 +1,6 @@
 #pragma once
-// One `cubature` run on a backend: the built-in integrand through integrate().
+// One `cubature` run on a backend: the built-in integrand through integrate(), with the command
+// line's progress and phase times passed in through the options.
 #include <Kokkos_Core.hpp>
 
 #include <vector>
@@ -9,17 +10,25 @@
 #include "models/cubature/integrate.hpp"
 #include "models/cubature/params.hpp"
 #include "models/cubature/result.hpp"
-#include "parity/timing/scoped_phase.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
 
 namespace parity::cubature {
+
+// The options with progress lines going to `progress` and phases timed into `times`.
+inline Options with_reporting(Options options, run::Progress& progress, run::PhaseTimes& times) {
+  options.progress = [&progress](run::ProgressLine const& line) { progress.update(line); };
+  options.phase_times = &times;
+  return options;
+}
 
 template <class ExecutionSpace, class Real>
 RunResult solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& times) {
   Problem const q = validate(params);
   GenzIntegrand<Real> const f(q.family, q.a, q.u);
   RunResult r;
-  r.integration = integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances, params.options,
-                                                  &progress, &times);
+  r.integration =
+      integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances, with_reporting(params.options, progress, times));
   r.exact = genz_exact(q.family, q.a, q.u, q.lower, q.upper);
   return r;
 }
@@ -41,13 +50,10 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
   }
   std::vector<RunResult> out(cases.size());
   if (cases.empty()) return out;
-  std::vector<Result> results;
-  {
-    timing::ScopedPhase<ExecutionSpace> phase(space, times, "parity::cubature::batch");
-    results = integrate_batch<ExecutionSpace, Real>(space, fs, problems.front().lower, problems.front().upper,
-                                                    cases.front().tolerances, cases.front().options, concurrency,
-                                                    &progress);
-  }
+  std::vector<Result> const results =
+      integrate_batch<ExecutionSpace, Real>(space, fs, problems.front().lower, problems.front().upper,
+                                            cases.front().tolerances,
+                                            with_reporting(cases.front().options, progress, times), concurrency);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);

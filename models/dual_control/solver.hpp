@@ -701,4 +701,12 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
   return result;
 }
 
+// The same for library use without the command line's reporting: silent, phases not recorded.
+template <class ExecutionSpace, class Real>
+Result solve(ExecutionSpace const& space, Params const& params) {
+  run::SilentProgress progress;
+  run::PhaseTimes phases;
+  return solve<ExecutionSpace, Real>(space, params, progress, phases);
+}
+
 }  // namespace parity::dual_control

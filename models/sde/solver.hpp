@@ -163,4 +163,19 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   return r;
 }
 
+// The same for library use without the command line's reporting: silent, phases not recorded.
+template <class ExecutionSpace, class Real>
+JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p) {
+  run::SilentProgress progress;
+  run::PhaseTimes times;
+  return solve<ExecutionSpace, Real>(space, p, progress, times);
+}
+
+template <class ExecutionSpace, class Real>
+KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p) {
+  run::SilentProgress progress;
+  run::PhaseTimes times;
+  return solve<ExecutionSpace, Real>(space, p, progress, times);
+}
+
 }  // namespace parity::sde

@@ -35,4 +35,21 @@ TEST(ScopedPhase, AccumulatesPerName) {
   EXPECT_DOUBLE_EQ(times.total(), times.seconds("work") + times.seconds("other"));
 }
 
+TEST(OptionalPhase, TimesOnlyWithATimer) {
+  parity::run::PhaseTimes times;
+  ExecSpace space;
+  {
+    parity::timing::OptionalPhase<ExecSpace> phase(space, &times, "timed");
+    EXPECT_GT(busy_kernel(100000), 0.0);
+  }
+  {
+    parity::timing::OptionalPhase<ExecSpace> phase(space, nullptr, "untimed");
+    EXPECT_GT(busy_kernel(1000), 0.0);
+  }
+  ASSERT_EQ(times.phases().size(), 1u);
+  EXPECT_EQ(times.phases()[0].name, "timed");
+  EXPECT_EQ(times.phases()[0].calls, 1);
+  EXPECT_GT(times.seconds("timed"), 0.0);
+}
+
 }  // namespace parity_test_timing

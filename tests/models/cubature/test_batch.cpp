@@ -8,6 +8,8 @@
 #include "models/cubature/batch.hpp"
 #include "models/cubature/integrands.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_batch {
@@ -59,6 +61,28 @@ TEST(CubatureBatch, EmptyAndBadInput) {
       cub::GenzIntegrand<double>(cub::Family::gaussian, {5.0, 5.0}, {0.5, 0.5})};
   EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, lo, hi, {}, {}, -1)), parity::InvalidInput);
   EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, hi, lo, {}, {})), parity::InvalidInput);
+}
+
+TEST(CubatureBatch, ProgressOncePerIntegralAndOnePhase) {
+  int const n = 2;
+  std::vector<double> const lo(n, 0.0), hi(n, 1.0);
+  std::vector<cub::GenzIntegrand<double>> fs;
+  for (double a : {1.0, 2.0, 3.0}) fs.emplace_back(cub::Family::gaussian, std::vector<double>(n, a), std::vector<double>(n, 0.4));
+  cub::Options o;
+  o.initial_regions = 64;
+  auto const silent = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o);
+  std::vector<long> seen;
+  parity::run::PhaseTimes times;
+  o.progress = [&](parity::run::ProgressLine const& line) {
+    EXPECT_EQ(line.stage, "batch");
+    seen.push_back(line.iteration);
+  };
+  o.phase_times = &times;
+  auto const reported = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o, 2);
+  EXPECT_EQ(seen, (std::vector<long>{1, 2, 3}));
+  ASSERT_EQ(times.phases().size(), 1u);
+  EXPECT_EQ(times.phases()[0].name, "parity::cubature::batch");
+  for (std::size_t k = 0; k < fs.size(); ++k) EXPECT_TRUE(same_bits(reported[k].integral, silent[k].integral)) << k;
 }
 
 }  // namespace parity_test_cubature_batch

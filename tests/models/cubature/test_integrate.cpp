@@ -654,4 +654,38 @@ TEST(CubatureIntegrate, RejectsBadInput) {
   EXPECT_NO_THROW(cub::validate(cub::Params()));
 }
 
+// The library entry point without any command-line types: defaults for the tolerances and
+// options, and the optional progress callback and phase timer, which change no result bit.
+TEST(CubatureIntegrate, DefaultOptionsNeedNoCallbackOrTimer) {
+  auto const r = cub::integrate<ExecSpace, double>(ExecSpace(), Polynomial5(), {0, 0, 0}, {1, 1, 1});
+  // 1 + (1/4)(1/2)(1/2) + 3 (1/6) - (1/2)(1/2)
+  double const exact = 1.0 + 1.0 / 16.0 + 0.5 - 0.25;
+  EXPECT_EQ(r.status, cub::Status::converged);
+  EXPECT_NEAR(r.integral, exact, 1e-6 * exact);
+}
+
+TEST(CubatureIntegrate, ProgressCallbackAndTimerChangeNoBits) {
+  auto o = small_options();
+  o.mode = cub::Mode::paper;  // hands over to phase 2 at this tolerance
+  auto const silent = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
+  ASSERT_GT(silent.phase2_regions, 0);
+  int phase1_lines = 0, phase2_lines = 0;
+  parity::run::PhaseTimes times;
+  o.progress = [&](parity::run::ProgressLine const& line) {
+    phase1_lines += line.stage == "phase 1" ? 1 : 0;
+    phase2_lines += line.stage == "phase 2" ? 1 : 0;
+  };
+  o.phase_times = &times;
+  auto const reported = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
+  EXPECT_TRUE(same_bits(reported.integral, silent.integral));
+  EXPECT_TRUE(same_bits(reported.error, silent.error));
+  EXPECT_EQ(reported.evaluations, silent.evaluations);
+  EXPECT_EQ(phase1_lines, silent.phase1_iterations);  // one line per phase-1 step that did not converge
+  EXPECT_GE(phase2_lines, 1);
+  ASSERT_EQ(times.phases().size(), 2u);
+  EXPECT_EQ(times.phases()[0].name, "parity::cubature::phase1");
+  EXPECT_EQ(times.phases()[1].name, "parity::cubature::phase2");
+  EXPECT_GT(times.seconds("parity::cubature::phase2"), 0.0);
+}
+
 }  // namespace parity_test_cubature_integrate

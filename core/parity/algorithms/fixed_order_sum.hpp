@@ -1,0 +1,76 @@
+#pragma once
+// Column sums whose bits do not depend on the backend or the thread count: the rows are summed in
+// blocks of fixed_order_block, each block left to right, then the block sums likewise, level by
+// level, until one row is left. A parallel_reduce would be faster but its order (and so its
+// rounding) changes with the thread count; these sums are the same on Serial, OpenMP and CUDA.
+//
+//   auto s = fixed_order_column_sums(space, terms, rows);  // s[c] = sum of terms(0..rows-1, c)
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace parity::algorithms {
+
+// The terms to sum: rows x columns, row-major.
+template <class MemorySpace>
+using ColumnMatrix = Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>;
+
+inline constexpr std::int64_t fixed_order_block = 256;
+
+// Doubles of scratch fixed_order_column_sums needs for the block sums of `rows` rows of `columns`.
+inline std::int64_t fixed_order_scratch_size(std::int64_t rows, int columns) {
+  std::int64_t need = 0;
+  for (std::int64_t len = rows; len > 1; len = (len + fixed_order_block - 1) / fixed_order_block)
+    need += (len + fixed_order_block - 1) / fixed_order_block * columns;
+  return need;
+}
+
+// Column sums of terms(0..rows-1, :) in the fixed blocked order above, returned on the host. The
+// block sums go to `scratch` when it holds fixed_order_scratch_size(rows, columns) doubles, else to
+// one temporary allocation: a device allocation and its release synchronize the whole device,
+// which would serialize callers that run on several execution-space instances at once.
+template <class ExecutionSpace>
+std::vector<double> fixed_order_column_sums(
+    ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
+    Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
+  using Mem = typename ExecutionSpace::memory_space;
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, Mem>::accessible);
+  int const k = int(terms.extent(1));
+  std::vector<double> out(k, 0.0);
+  if (rows == 0) return out;
+  std::int64_t const need = fixed_order_scratch_size(rows, k);
+  if (std::int64_t(scratch.extent(0)) < need)
+    scratch = Kokkos::View<double*, Mem>(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "parity::algorithms::fixed_order_scratch"), need);
+  std::int64_t const block = fixed_order_block;
+  std::int64_t used = 0;
+  auto current = terms;
+  std::int64_t len = rows;
+  while (len > 1) {
+    std::int64_t const blocks = (len + block - 1) / block;
+    ColumnMatrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
+    used += blocks * k;
+    auto const in = current;
+    Kokkos::parallel_for(
+        "parity::algorithms::fixed_order_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
+        KOKKOS_LAMBDA(std::int64_t b) {
+          std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
+          for (int c = 0; c < k; ++c) {
+            double s = 0;
+            for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
+            next(b, c) = s;
+          }
+        });
+    current = next;
+    len = blocks;
+  }
+  auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
+  // Copied on `space` and fenced there: a copy without an execution space fences every instance.
+  auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
+  Kokkos::deep_copy(space, host, first);
+  space.fence("parity::algorithms::fixed_order_column_sums");
+  for (int c = 0; c < k; ++c) out[c] = host(c);
+  return out;
+}
+
+}  // namespace parity::algorithms

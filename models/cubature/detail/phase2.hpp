@@ -1,0 +1,144 @@
+#pragma once
+// Phase 2 of the cubature integrator on the host side: the tolerance and budget shares of the
+// regions phase 1 handed over, the heaps sized to max_memory_mb, the batches of regions, and the
+// redistribution of the evaluations finished regions left unused (the kernel: phase2_kernel.hpp).
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "models/cubature/detail/integrator.hpp"
+#include "models/cubature/detail/phase2_kernel.hpp"
+#include "models/cubature/detail/region_list.hpp"
+#include "parity/algorithms/fixed_order_sum.hpp"
+#include "parity/run/errors.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::cubature::detail {
+
+// Phase 2 for the `count` regions of `current` (evaluated, with their split axes), sharing `left`
+// evaluations and `slack` of the tolerance among them; their sums join the finished ones.
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double const slack) {
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::phase2");
+  res.phase2_regions += count;
+  // Not zero-filled: the kernels below write every entry before it is read (zero-filling the
+  // heaps, sized by --max-memory-mb, cost more than the whole integration on small problems).
+  Kokkos::View<double*, Mem> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::tolerance_share"), count);
+  Kokkos::View<std::int64_t*, Mem> budget(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::budget_share"), count);
+  {
+    auto const half = current.half;
+    auto const err = current.error;
+    double const inv_volume = bad_volume > 0 ? 1.0 / bad_volume : 0.0;
+    double const inv_error = bad_error > 0 ? 1.0 / bad_error : 0.0;
+    double const even = 0.5 / double(count);
+    std::int64_t const cnt = count;
+    int const dims = n;
+    auto const box = box_half;
+    Kokkos::parallel_for(
+        "parity::cubature::shares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          double const v = volume_fraction<Real>(half, r, dims, box);
+          share(r) = slack * v * inv_volume;
+          double const fraction = inv_error > 0 ? even + 0.5 * double(err(r)) * inv_error : 1.0 / double(cnt);
+          budget(r) = std::int64_t(double(left) * fraction);
+        });
+  }
+  // Heaps for as many regions at once as the memory limit allows, beside what phase 2 keeps (the
+  // current list, the shares and sums): phase 1's spare list and work arrays are freed first.
+  // Sizing the heaps by the whole limit overran it by the list (a 100 GB limit asked for 98 GB
+  // of heaps beside a list of tens of GB, and the allocation failed).
+  next = List();
+  finite = {};
+  flag = {};
+  offset = {};
+  terms = {};
+  block_sums = {};
+  parent_estimate = {};
+  double const kept_bytes = double(current.estimate.extent(0)) * ((2 * n + 2) * sizeof(Real) + sizeof(int)) +
+                            double(count) * (3 * sizeof(double) + 4 * sizeof(std::int64_t));
+  double const heap_bytes = std::max(memory_bytes - kept_bytes, memory_bytes / 8);
+  int const stride = 2 * n + 3;
+  int const heap_capacity =
+      opt.heap_capacity > 0
+          ? opt.heap_capacity
+          : int(std::clamp<double>(std::floor(heap_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
+  double const per_region_bytes = double(heap_capacity) * stride * sizeof(Real);
+  std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(heap_bytes / per_region_bytes), 1, count);
+  require(batch <= (1 << 30), "phase-2 batch too large");
+  res.phase2_batch = std::max<std::int64_t>(res.phase2_batch, batch);
+  res.heap_capacity = std::max(res.heap_capacity, heap_capacity);
+  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"),
+                                                       batch, heap_capacity, stride);
+  Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
+  res.phase2_rounds = std::max(res.phase2_rounds, 1);
+  for (std::int64_t first = 0; first < count; first += batch) {
+    int const m = int(std::min(batch, count - first));
+    phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
+                                               region_counts, false, nulls);
+    report({"phase 2", first / batch + 1, -1.0, clock.seconds(),
+                "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
+  }
+  // With every heap resident (one batch), the evaluations that finished regions left unused
+  // go to the regions their share stopped, in proportion to their error, and those resume.
+  // Fixed-order sums keep this deterministic.
+  Matrix<Mem> redistribution("parity::cubature::redistribution", count, 2);
+  for (int round = 2; batch == count && round <= 64; ++round) {
+    auto const rc = region_counts;
+    auto const sm = sums;
+    auto const t = redistribution;
+    Kokkos::parallel_for(
+        "parity::cubature::unused_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          t(r, 0) = rc(r, 2) == reason_budget ? sm(r, 1) : 0.0;
+          t(r, 1) = double(rc(r, 0));
+        });
+    auto const s = algorithms::fixed_order_column_sums(space, redistribution, count);
+    double const unused = double(left) - s[1];
+    if (!(s[0] > 0) || unused < double(2 * points)) break;
+    std::int64_t movable = 0;
+    double const inv = 1.0 / s[0];
+    std::int64_t const cost = 2 * points;
+    Kokkos::parallel_reduce(
+        "parity::cubature::new_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r, std::int64_t& able) {
+          if (rc(r, 2) != reason_budget) return;
+          std::int64_t const extra = std::int64_t(unused * sm(r, 1) * inv);
+          budget(r) = rc(r, 0) + extra;
+          able += extra >= cost ? 1 : 0;
+        },
+        movable);
+    if (movable == 0) break;
+    phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
+                                               sums, region_counts, true, nulls);
+    res.phase2_rounds = std::max(res.phase2_rounds, round);
+    report({"phase 2", round, -1.0, clock.seconds(),
+                "unused evaluations moved to " + std::to_string(movable) + " regions"});
+  }
+  auto const totals = algorithms::fixed_order_column_sums(space, sums, count);
+  std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
+  Kokkos::parallel_reduce(
+      "parity::cubature::phase2_counts", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r, std::int64_t& e, std::int64_t& l, std::int64_t& b, std::int64_t& s,
+                    std::int64_t& x) {
+        e += region_counts(r, 0);
+        l += region_counts(r, 1);
+        b += region_counts(r, 2) == reason_budget ? 1 : 0;
+        s += region_counts(r, 2) == reason_storage ? 1 : 0;
+        x += region_counts(r, 2) == reason_not_finite ? 1 : 0;
+      },
+      evals, leaves, n_budget, n_storage, n_nan);
+  res.evaluations += evals;
+  res.regions_evaluated += evals / points;
+  res.phase2_budget_limited += n_budget;
+  res.phase2_storage_limited += n_storage;
+  not_finite = not_finite || n_nan > 0;
+  budget_hit = budget_hit || n_budget > 0;
+  fin_est += totals[0];
+  fin_err += totals[1];
+  fin_regions += leaves;
+}
+
+}  // namespace parity::cubature::detail

@@ -1,0 +1,96 @@
+// algorithms::fixed_order_column_sums: the same bits as the blocked order computed on the host
+// (so the same for every thread count: the OpenMP tests run at 1, 2 and 4 threads), close to a
+// plain sum, and the same with and without caller scratch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "parity/algorithms/fixed_order_sum.hpp"
+#include "parity/random/philox.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_fixed_order_sum {
+
+namespace alg = parity::algorithms;
+using parity::test::ExecSpace;
+using parity::test::MemSpace;
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+// Terms of mixed sign and magnitude (1e-8 .. 1e8), so that a different order rounds differently.
+std::vector<double> random_terms(std::int64_t rows, int k) {
+  parity::random::PhiloxStream<double> rng(7, std::uint64_t(rows));
+  std::vector<double> t(std::size_t(rows) * k);
+  for (auto& x : t) x = (rng.uniform() - 0.4) * std::pow(10.0, 16 * rng.uniform() - 8);
+  return t;
+}
+
+// The documented order, on the host: blocks of 256 left to right, level by level.
+std::vector<double> host_blocked(std::vector<double> t, std::int64_t rows, int k) {
+  std::int64_t const block = alg::fixed_order_block;
+  while (rows > 1) {
+    std::int64_t const blocks = (rows + block - 1) / block;
+    std::vector<double> next(std::size_t(blocks) * k);
+    for (std::int64_t b = 0; b < blocks; ++b)
+      for (int c = 0; c < k; ++c) {
+        double s = 0;
+        for (std::int64_t i = b * block; i < std::min(rows, (b + 1) * block); ++i) s += t[i * k + c];
+        next[b * k + c] = s;
+      }
+    t = next;
+    rows = blocks;
+  }
+  return std::vector<double>(t.begin(), t.begin() + k);
+}
+
+alg::ColumnMatrix<MemSpace> to_device(std::vector<double> const& t, std::int64_t capacity, int k) {
+  alg::ColumnMatrix<MemSpace> d("parity::test::terms", capacity, k);
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < t.size(); ++i) h.data()[i] = t[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+TEST(FixedOrderSum, SameBitsAsTheBlockedOrderOnTheHost) {
+  int const k = 3;
+  // One level, exactly one and two blocks, and three levels (70000 -> 274 -> 2 -> 1).
+  for (std::int64_t rows : {1, 2, 255, 256, 257, 513, 70000}) {
+    auto const t = random_terms(rows, k);
+    auto const terms = to_device(t, rows + 5, k);  // spare rows beyond `rows` are not summed
+    auto const got = alg::fixed_order_column_sums(ExecSpace(), terms, rows);
+    auto const want = host_blocked(t, rows, k);
+    ASSERT_EQ(got.size(), std::size_t(k));
+    for (int c = 0; c < k; ++c) {
+      EXPECT_TRUE(same_bits(got[c], want[c])) << rows << " rows, column " << c << ": " << got[c] << " vs " << want[c];
+      double plain = 0, magnitude = 0;
+      for (std::int64_t i = 0; i < rows; ++i) {
+        plain += t[i * k + c];
+        magnitude += std::abs(t[i * k + c]);
+      }
+      EXPECT_NEAR(got[c], plain, 1e-13 * magnitude) << rows << " rows, column " << c;
+    }
+  }
+}
+
+TEST(FixedOrderSum, ScratchFromTheCallerGivesTheSameBits) {
+  int const k = 4;
+  std::int64_t const rows = 100000;
+  EXPECT_EQ(alg::fixed_order_scratch_size(rows, k), (391 + 2 + 1) * k);  // 100000 -> 391 -> 2 -> 1
+  EXPECT_EQ(alg::fixed_order_scratch_size(1, k), 0);
+  auto const t = random_terms(rows, k);
+  auto const terms = to_device(t, rows, k);
+  Kokkos::View<double*, MemSpace> scratch("parity::test::scratch", alg::fixed_order_scratch_size(rows, k));
+  auto const with = alg::fixed_order_column_sums(ExecSpace(), terms, rows, scratch);
+  auto const without = alg::fixed_order_column_sums(ExecSpace(), terms, rows);
+  for (int c = 0; c < k; ++c) EXPECT_TRUE(same_bits(with[c], without[c])) << c;
+}
+
+TEST(FixedOrderSum, NoRowsSumToZero) {
+  alg::ColumnMatrix<MemSpace> terms("parity::test::terms", 4, 2);
+  auto const s = alg::fixed_order_column_sums(ExecSpace(), terms, 0);
+  EXPECT_EQ(s, std::vector<double>(2, 0.0));
+}
+
+}  // namespace parity_test_fixed_order_sum
