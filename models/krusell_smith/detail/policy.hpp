@@ -120,8 +120,35 @@ Real time_iteration_update(ExecSpace const& space, Model<Real> const& m, Axis co
   return change;
 }
 
+// The Euler-equation error |1 - c_euler / c| of policy g at (k, K) in state s. At the constraint
+// (g = k_min) only a wish to save more counts as an error.
+template <class Real, class Axis, class G>
+KOKKOS_INLINE_FUNCTION double euler_error_at(Model<Real> const& m, Axis const& axk, Axis const& axK, G const& g,
+                                             bool cubic, int s, Real k, Real K) {
+  int const z = s / 2, e = s % 2;
+  auto const pr = prices(m.alpha, m.l_bar, m.mu, m.z[z], m.u[z], K);
+  Real kp = policy_at(axk, axK, g, s, k, K, cubic);
+  kp = kp > m.k_min ? kp : m.k_min;
+  Real const c = income(pr, m.delta, m.l_bar, m.mu, e, k) - kp;
+  Real const rhs = expected_marginal_return(m, s, K, kp, [&](int sn, Real Kn) {
+    Real const kpp = policy_at(axk, axK, g, sn, kp, Kn, cubic);
+    return kpp > m.k_min ? kpp : m.k_min;
+  });
+  Real const c_euler = inverse_marginal_utility(m.beta * rhs, m.gamma);
+  double err = c > 0 ? double(1 - c_euler / c) : 1.0;
+  bool const constrained = kp <= m.k_min;
+  if (constrained && err < 0) err = 0;  // u'(c) > beta E[...] is allowed at the constraint
+  return Kokkos::abs(err);
+}
+
+// The point (k, K) of euler_errors' index (i, j): a node, or the midpoint of cell (i, j).
+template <class Axis>
+KOKKOS_INLINE_FUNCTION auto euler_point(Axis const& ax, int i, bool midpoint) {
+  using Real = decltype(ax.node(0));
+  return midpoint ? Real(0.5) * (ax.node(i) + ax.node(i + 1)) : ax.node(i);
+}
+
 // Euler-equation errors |1 - c_euler / c| at the points (k, K) = (node or midpoint) for k <= k_cap.
-// At the constraint (g = k_min) only a wish to save more counts as an error.
 template <class ExecSpace, class Real, class Axis, class G>
 void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk, Axis const& axK, G const& g,
                   bool cubic, bool midpoints, Real k_cap, double& max_err, double& mean_err) {
@@ -132,23 +159,9 @@ void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
       "parity::krusell_smith::euler_errors", Kokkos::RangePolicy<ExecSpace>(space, 0, 4 * nk * nK),
       KOKKOS_LAMBDA(int flat, double& lmax, double& lsum, long& lcount) {
         int const s = flat / (nk * nK), i = (flat / nK) % nk, j = flat % nK;
-        int const z = s / 2, e = s % 2;
-        Real const k = midpoints ? Real(0.5) * (axk.node(i) + axk.node(i + 1)) : axk.node(i);
-        Real const K = midpoints ? Real(0.5) * (axK.node(j) + axK.node(j + 1)) : axK.node(j);
+        Real const k = euler_point(axk, i, midpoints), K = euler_point(axK, j, midpoints);
         if (k > k_cap) return;
-        auto const pr = prices(m.alpha, m.l_bar, m.mu, m.z[z], m.u[z], K);
-        Real kp = policy_at(axk, axK, g, s, k, K, cubic);
-        kp = kp > m.k_min ? kp : m.k_min;
-        Real const c = income(pr, m.delta, m.l_bar, m.mu, e, k) - kp;
-        Real const rhs = expected_marginal_return(m, s, K, kp, [&](int sn, Real Kn) {
-          Real const kpp = policy_at(axk, axK, g, sn, kp, Kn, cubic);
-          return kpp > m.k_min ? kpp : m.k_min;
-        });
-        Real const c_euler = inverse_marginal_utility(m.beta * rhs, m.gamma);
-        double err = c > 0 ? double(1 - c_euler / c) : 1.0;
-        bool const constrained = kp <= m.k_min;
-        if (constrained && err < 0) err = 0;  // u'(c) > beta E[...] is allowed at the constraint
-        err = Kokkos::abs(err);
+        double const err = euler_error_at(m, axk, axK, g, cubic, s, k, K);
         lmax = err > lmax ? err : lmax;
         lsum += err;
         lcount += 1;
@@ -156,6 +169,22 @@ void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
       Kokkos::Max<double>(mx), sum, count);
   max_err = mx;
   mean_err = count > 0 ? sum / double(count) : 0.0;
+}
+
+// Every point's error, err(s, i, j) at euler_point(axk, i), euler_point(axK, j): where the
+// largest errors lie (tests, diagnostics).
+template <class ExecSpace, class Real, class Axis, class G>
+Kokkos::View<double***, typename ExecSpace::memory_space> euler_error_field(ExecSpace const& space, Model<Real> const& m,
+                                                                          Axis const& axk, Axis const& axK, G const& g,
+                                                                          bool cubic, bool midpoints) {
+  int const nk = axk.size() - (midpoints ? 1 : 0), nK = axK.size() - (midpoints ? 1 : 0);
+  Kokkos::View<double***, typename ExecSpace::memory_space> err("parity::krusell_smith::euler_error_field", 4, nk, nK);
+  Kokkos::parallel_for(
+      "parity::krusell_smith::euler_error_field",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(space, {0, 0, 0}, {4, nk, nK}), KOKKOS_LAMBDA(int s, int i, int j) {
+        err(s, i, j) = euler_error_at(m, axk, axK, g, cubic, s, euler_point(axk, i, midpoints), euler_point(axK, j, midpoints));
+      });
+  return err;
 }
 
 }  // namespace kernels
