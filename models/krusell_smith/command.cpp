@@ -289,7 +289,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
   double var = 0;
   for (double k : Kt) var += (k - mean) * (k - mean);
   double const sd = std::sqrt(var / double(Kt.size()));
-  double const panel_s = phases.seconds("panel");
+  double const panel_s = phases.seconds(phase_panel);
   double const agent_periods = double(p.agents) * double(T) * double(r.iterations);
   double const real_bytes = precision == Precision::f32 ? 4.0 : 8.0;
   // Per agent-period the panel kernel reads and writes k and reads one employment bit.
@@ -325,7 +325,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"K_mean", mean},
       {"K_std", sd},
       {"K_final_panel", r.K_path.back()},
-      {"work", {{"bytes", bytes}, {"phase", "panel"}}},  // for the comparison runner's roofline
+      {"work", {{"bytes", bytes}, {"phase", phase_panel}}},  // for the comparison runner's roofline
       {"k_final_min", r.k_final_min},
       {"panel",
        {{"agent_periods", agent_periods},

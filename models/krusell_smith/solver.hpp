@@ -76,7 +76,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   std::vector<std::int32_t> z;
   Employment<Mem> emp;
   {
-    timing::ScopedPhase phase(space, phases, "shocks");
+    timing::ScopedPhase phase(space, phases, phase_shocks);
     z = aggregate_path(p, chain);
     emp = generate_employment(space, p, chain, z);
   }
@@ -85,13 +85,13 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   Kokkos::View<Real*, Mem> k_agents(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital"),
                                     p.agents);
   auto panel = [&] {
-    timing::ScopedPhase phase(space, phases, "panel_setup");
+    timing::ScopedPhase phase(space, phases, phase_panel_setup);
     return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents);
   }();
   res.panel_locate = to_string(panel.locate());
   Kokkos::View<Real*, Mem> k_start;  // a restart's cross-section, matched to period 0's employment
   if (!p.start.capital.empty()) {
-    timing::ScopedPhase phase(space, phases, "panel_setup");
+    timing::ScopedPhase phase(space, phases, phase_panel_setup);
     auto words0 = Kokkos::create_mirror_view_and_copy(
         Kokkos::HostSpace(), Kokkos::subview(emp.words, Kokkos::make_pair(0L, emp.nwords)));
     std::vector<std::int32_t> employed0(p.agents);
@@ -118,7 +118,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     // coefficient change.
     Real const tol_it = std::max(policy_tol, Real(1e-3 * last_diff));
     {
-      timing::ScopedPhase phase(space, phases, "policy");
+      timing::ScopedPhase phase(space, phases, phase_policy);
       do {
         change = p.policy_method == PolicyMethod::time_iteration
                      ? kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic,
@@ -132,14 +132,14 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     res.policy_iterations_last = policy_it;
     if (it == 1) res.policy_iterations_first = policy_it;
     {
-      timing::ScopedPhase phase(space, phases, "panel");
+      timing::ScopedPhase phase(space, phases, phase_panel);
       auto K_dev = panel.run(g);
       auto K_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), K_dev);
       K_host.assign(K_h.data(), K_h.data() + K_h.size());
     }
     double diff = 0;
     {
-      timing::ScopedPhase phase(space, phases, "regression");
+      timing::ScopedPhase phase(space, phases, phase_regression);
       reg = regress(K_host, z, p.discard);
       for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - b[q]));
     }
@@ -173,7 +173,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   }
 
   {
-    timing::ScopedPhase phase(space, phases, "accuracy");
+    timing::ScopedPhase phase(space, phases, phase_accuracy);
     Model<Real> const model = make_model<Real>(p, chain, res.coeffs);
     res.euler_k_cap = std::min(p.k_max, 5.0 * p.K_max);
     kernels::euler_errors(space, model, axk, axK, g, cubic, false, Real(res.euler_k_cap), res.euler_on_max,

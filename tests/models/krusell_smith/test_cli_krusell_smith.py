@@ -74,7 +74,8 @@ class KrusellSmithCli(CliTestCase):
             gpu = doc["backend"]["backend"] in ("cuda", "hip", "sycl")
             double = doc["precision"] == "double"
             self.assertEqual(res["panel_locate"], "scratch" if gpu and double else "power")
-            for phase in ("shocks", "policy", "panel", "regression"):
+            for phase in ("shocks", "policy", "panel", "regression", "accuracy"):
+                phase = "parity::krusell_smith::" + phase
                 self.assertIn(phase, doc["timing"]["phases"])
             P = np.array(res["transition_matrix"])
             np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-14)
