@@ -23,6 +23,11 @@ struct Result {
   double coeff_change = 0;                  // max |b_ols - b| of the last iteration
   int iterations = 0;                       // outer (law-of-motion) iterations
   bool converged = false;
+  // Why an unconverged solve ended: the stage ("law of motion" or "policy") and what stopped it.
+  // Empty when converged.
+  std::string stop_stage, stop_reason;
+  int resumed_from_iteration = 0;  // outer iterations a resumed checkpoint had done (0: fresh solve)
+  int checkpoints_written = 0;
   long policy_iterations_total = 0;
   int policy_iterations_last = 0;
   int policy_iterations_first = 0;  // of the first outer iteration: what a restarted policy saves

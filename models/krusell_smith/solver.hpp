@@ -17,11 +17,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/krusell_smith/calibration.hpp"
+#include "models/krusell_smith/detail/accuracy.hpp"
+#include "models/krusell_smith/detail/checkpoint.hpp"
 #include "models/krusell_smith/detail/model.hpp"
 #include "models/krusell_smith/detail/panel.hpp"
 #include "models/krusell_smith/detail/policy.hpp"
@@ -31,6 +34,8 @@
 #include "models/krusell_smith/result.hpp"
 #include "parity/grid/axis.hpp"
 #include "parity/grid/spacing.hpp"
+#include "parity/run/checkpoint.hpp"
+#include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -40,6 +45,20 @@ namespace parity::krusell_smith {
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases) {
   validate(p);
+  // A checkpoint to continue from is read, and checked against these parameters, and the folder
+  // checkpoints go to is checked, before any work.
+  std::string const fingerprint = checkpoint_fingerprint(p, sizeof(Real) == 4 ? "float" : "double");
+  std::optional<run::Checkpoint> resume;
+  try {
+    if (!p.checkpoint.resume.empty()) resume = run::read_checkpoint(p.checkpoint.resume, fingerprint);
+  } catch (run::CheckpointError const& e) {
+    throw InvalidInput(std::string("--resume: ") + e.what());
+  }
+  try {
+    if (!p.checkpoint.path.empty()) run::check_checkpoint_path(p.checkpoint.path);
+  } catch (run::CheckpointError const& e) {
+    throw InvalidInput(std::string("--checkpoint: ") + e.what());
+  }
   using Mem = typename ExecutionSpace::memory_space;
   using Axis = grid::Axis<Real, Mem>;
   Kokkos::Timer clock;
@@ -105,20 +124,44 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     Kokkos::deep_copy(k_start, k_start_h);
     panel.set_initial(k_start, sum);
   }
-  std::array<double, 4> b = p.init_coeffs;
-  std::vector<double> K_host;
+  LoopState st;
+  st.b = p.init_coeffs;
+  st.last_diff = 0.0;  // the first policy is solved to full precision (restarts need it)
+  if (resume) {
+    double sum = 0;
+    auto const start = restore_checkpoint(*resume, p, st, res, g, k_agents, sum);
+    if (!start.empty()) {
+      Kokkos::View<Real*, Mem> k0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"),
+                                  p.agents);
+      detail::from_host_doubles(k0, start);
+      panel.set_initial(k0, sum);
+    }
+    res.resumed_from_iteration = st.iteration;
+    progress.message("resuming from " + p.checkpoint.resume + " after outer iteration " + std::to_string(st.iteration));
+  }
   Regression reg;
-  double last_diff = 0.0;  // the first policy is solved to full precision (restarts need it)
-  long simulated_periods = 0;
-  for (int it = 1; it <= p.max_iter; ++it) {
-    Model<Real> const model = make_model<Real>(p, chain, b);
+  double last_write = clock.seconds();
+  // A failed write (a full disk) does not end the solve: it is reported and the next one tried.
+  auto write = [&] {
+    try {
+      run::write_checkpoint(p.checkpoint.path,
+                            make_checkpoint(fingerprint, st, res, g, panel.initial(), panel.initial_sum(), k_agents));
+      ++res.checkpoints_written;
+    } catch (run::CheckpointError const& e) {
+      progress.message(std::string("warning: ") + e.what());
+    }
+    last_write = clock.seconds();
+  };
+  for (int it = st.iteration + 1; it <= p.max_iter && !st.finished; ++it) {
+    Model<Real> const model = make_model<Real>(p, chain, st.b);
     int policy_it = 0;
     Real change = 0;
     // Later outer iterations far from the fixed point need a less exact policy: 1e-3 of the last
     // coefficient change.
-    Real const tol_it = std::max(policy_tol, Real(1e-3 * last_diff));
+    Real const tol_it = std::max(policy_tol, Real(1e-3 * st.last_diff));
     {
       timing::ScopedPhase phase(space, phases, phase_policy);
+      double last_report = clock.seconds();
       do {
         change = p.policy_method == PolicyMethod::time_iteration
                      ? kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic,
@@ -126,8 +169,17 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
                      : kernels::euler_update(space, model, axk, axK, g, g_new, k_endo, cubic);
         std::swap(g, g_new);
         ++policy_it;
+        // The first policy takes thousands of sweeps (seconds): say where it is.
+        if (clock.seconds() - last_report >= 0.5) {
+          last_report = clock.seconds();
+          progress.update({"policy (Euler equation)", policy_it, double(change), last_report,
+                           "outer iteration " + std::to_string(it), long(p.policy_max_iter), double(tol_it)});
+        }
       } while (change > tol_it && policy_it < p.policy_max_iter);
     }
+    // The first policy must be solved: later outer iterations start from it, and a capped one
+    // is not the agents' policy. (Later ones may stop early: they are warm starts.)
+    bool const policy_capped = it == 1 && change > tol_it;
     res.policy_iterations_total += policy_it;
     res.policy_iterations_last = policy_it;
     if (it == 1) res.policy_iterations_first = policy_it;
@@ -135,114 +187,70 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       timing::ScopedPhase phase(space, phases, phase_panel);
       auto K_dev = panel.run(g);
       auto K_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), K_dev);
-      K_host.assign(K_h.data(), K_h.data() + K_h.size());
+      st.K_host.assign(K_h.data(), K_h.data() + K_h.size());
     }
     double diff = 0;
     {
       timing::ScopedPhase phase(space, phases, phase_regression);
-      reg = regress(K_host, z, p.discard);
-      for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - b[q]));
+      reg = regress(st.K_host, z, p.discard);
+      for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - st.b[q]));
     }
     // MMV carry the distribution until the coefficients move less than 100 x the tolerance and
     // then hold the start fixed, so the last iterations solve one fixed problem. A solve that
     // starts near the fixed point (a restart, good --init-coeffs) would carry too little, so the
     // carry also goes on until the panel has run --burn-in periods in all.
-    simulated_periods += p.periods;
-    if (p.panel_start == PanelStart::carry && (diff > 100 * p.tol || simulated_periods < p.burn_in)) {
+    st.simulated_periods += p.periods;
+    if (p.panel_start == PanelStart::carry && (diff > 100 * p.tol || st.simulated_periods < p.burn_in)) {
       panel.carry_final_state();
       ++res.panel_carries;
     }
     res.iterations = it;
     res.coeff_change = diff;
-    res.coeffs = b;  // the law the agents perceived for this policy and panel
+    res.coeffs = st.b;  // the law the agents perceived for this policy and panel
     res.r_squared = reg.r2;
     res.regression_se = reg.se;
+    auto const& b = st.b;
     char line[256];
     std::snprintf(line, sizeof line, "b_good=(%.6f, %.6f) b_bad=(%.6f, %.6f) policy its %d, mean K %.4f", b[0], b[1],
-                  b[2], b[3], policy_it, K_host.back());
-    progress.update({"law of motion", it, diff, clock.seconds(), line});
-    last_diff = diff;
-    if (!std::isfinite(diff)) break;
-    if (diff < p.tol) {
+                  b[2], b[3], policy_it, st.K_host.back());
+    progress.update({"law of motion", it, diff, clock.seconds(), line, long(p.max_iter), p.tol});
+    st.last_diff = diff;
+    st.iteration = it;
+    if (!std::isfinite(diff)) {
+      st.finished = true, st.stop_code = 1;
+    } else if (diff < p.tol && !policy_capped) {
       res.converged = true;
-      res.coeff_history.push_back(b);
-      break;
+      res.coeff_history.push_back(st.b);
+      st.finished = true;
+    } else if (policy_capped) {
+      st.finished = true, st.stop_code = 2, st.stop_value = double(change);
+    } else {
+      for (int q = 0; q < 4; ++q) st.b[q] = p.damping * reg.b[q] + (1 - p.damping) * st.b[q];
+      res.coeff_history.push_back(st.b);
     }
-    for (int q = 0; q < 4; ++q) b[q] = p.damping * reg.b[q] + (1 - p.damping) * b[q];
-    res.coeff_history.push_back(b);
+    if (!p.checkpoint.path.empty() &&
+        (st.finished || it == p.max_iter || clock.seconds() - last_write >= p.checkpoint.every_seconds))
+      write();
+  }
+  if (!res.converged) {
+    bool const policy = st.stop_code == 2;
+    res.stop_stage = policy ? "policy" : "law of motion";
+    char why[256];
+    if (policy)
+      std::snprintf(why, sizeof why,
+                    "the first Euler-equation solve stopped at --policy-max-iter %d with change %.3g above --policy-tol %.3g",
+                    p.policy_max_iter, st.stop_value, p.policy_tol);
+    else if (st.stop_code == 1)
+      std::snprintf(why, sizeof why, "the coefficient change is not finite");
+    else
+      std::snprintf(why, sizeof why, "--max-iter %d reached with coefficient change %.3g above --tol %.3g", p.max_iter,
+                    res.coeff_change, p.tol);
+    res.stop_reason = why;
   }
 
   {
     timing::ScopedPhase phase(space, phases, phase_accuracy);
-    Model<Real> const model = make_model<Real>(p, chain, res.coeffs);
-    res.euler_k_cap = std::min(p.k_max, 5.0 * p.K_max);
-    kernels::euler_errors(space, model, axk, axK, g, cubic, false, Real(res.euler_k_cap), res.euler_on_max,
-                          res.euler_on_mean);
-    kernels::euler_errors(space, model, axk, axK, g, cubic, true, Real(res.euler_k_cap), res.euler_off_max,
-                          res.euler_off_mean);
-    res.K_path = K_host;
-    res.K_alm = dynamic_law_of_motion(res.coeffs, z, K_host[0]);
-    double mx = 0, sum = 0;
-    int n = 0;
-    for (int t = p.discard; t <= p.periods; ++t) {
-      double const e = 100.0 * std::abs(std::log(res.K_alm[t]) - std::log(K_host[t]));
-      mx = std::max(mx, e), sum += e, ++n;
-    }
-    res.den_haan_max_pct = mx;
-    res.den_haan_mean_pct = sum / n;
-
-    // Shocks: exactness of the unemployment targets and the empirical transition frequencies.
-    auto counts = employment_counts(space, emp);
-    double uu[2][2] = {{0, 0}, {0, 0}}, u0[2][2] = {{0, 0}, {0, 0}};
-    double n_u[2] = {0, 0}, n_t[2] = {0, 0};
-    long dev = 0;
-    for (int t = 0; t < p.periods; ++t) {
-      long const target = std::lround(chain.u[z[t]] * double(p.agents));
-      dev = std::max(dev, std::labs(counts(t, 0) - target));
-      n_u[z[t]] += double(counts(t, 0)), n_t[z[t]] += double(p.agents);
-      if (t > 0) {
-        uu[z[t - 1]][z[t]] += double(counts(t, 1));
-        u0[z[t - 1]][z[t]] += double(counts(t, 2));
-      }
-    }
-    res.unemployment_max_deviation = dev;
-    res.unemployment_rate_good = n_t[0] > 0 ? n_u[0] / n_t[0] : 0;
-    res.unemployment_rate_bad = n_t[1] > 0 ? n_u[1] / n_t[1] : 0;
-    for (int a = 0; a < 2; ++a)
-      for (int c = 0; c < 2; ++c) res.p00_empirical[2 * a + c] = u0[a][c] > 0 ? uu[a][c] / u0[a][c] : -1;
-
-    // Final cross-section (a sample of at most 100,000 agents) and its employment in period T-1.
-    long const sample = std::min<long>(p.agents, 100000);
-    auto k_sample = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(), Kokkos::subview(k_agents, Kokkos::make_pair(0L, sample)));
-    res.k_final.assign(k_sample.data(), k_sample.data() + sample);
-    long const nwords = emp.nwords;
-    auto w_sample = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(),
-        Kokkos::subview(emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords, long(p.periods - 1) * nwords +
-                                                                                        (sample + 31) / 32)));
-    res.employed_final.resize(sample);
-    for (long i = 0; i < sample; ++i) res.employed_final[i] = std::int32_t((w_sample(i / 32) >> (i % 32)) & 1u);
-    double kmin = 0;
-    Kokkos::parallel_reduce(
-        "parity::krusell_smith::capital_min", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, p.agents),
-        KOKKOS_LAMBDA(std::int64_t i, double& m) {
-          double const v = double(k_agents(i));
-          m = v < m ? v : m;
-        },
-        Kokkos::Min<double>(kmin));
-    res.k_final_min = kmin;
-    double ksum = 0;
-    for (double v : res.k_final) ksum += v;
-    res.k_final_mean = ksum / double(sample);
-
-    auto gh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g);
-    res.policy.resize(std::size_t(nk) * nK * 4);
-    for (int i = 0; i < nk; ++i)
-      for (int j = 0; j < nK; ++j)
-        for (int s = 0; s < 4; ++s) res.policy[(std::size_t(i) * nK + j) * 4 + s] = double(gh(s, i, j));
-    res.k_grid = k_nodes;
-    res.K_grid = K_nodes;
+    measure_accuracy(space, p, chain, axk, axK, k_nodes, K_nodes, g, cubic, z, st.K_host, emp, k_agents, res);
   }
   return res;
 }

@@ -122,6 +122,11 @@ class PanelSimulation {
     k0_sum_ = sum;
   }
 
+  // The cross-section the next simulation starts from (empty: every agent at initial_capital)
+  // and its sum, for checkpoints.
+  Kokkos::View<Real*, Mem> const& initial() const { return k0_; }
+  double initial_sum() const { return k0_sum_; }
+
   // The next simulations start from this one's final cross-section (MMV's MAIN.m: "we use the
   // terminal distribution of the current iteration as initial distribution for a subsequent
   // iteration"), so the panel's distribution is drawn from the ergodic set rather than from a

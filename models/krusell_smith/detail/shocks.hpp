@@ -12,6 +12,10 @@
 //
 // Employment is bit-packed: one bit per agent-period.
 #include <Kokkos_Core.hpp>
+// Kokkos_Graph.hpp must come before Kokkos_ScatterView.hpp (the latter opens a namespace
+// Kokkos::Impl::Experimental that hides the graph's Kokkos::Experimental names), and panel.hpp
+// needs both.
+#include <Kokkos_Graph.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 #include <cmath>
