@@ -3,14 +3,15 @@
 //   policy      Euler-equation iteration (endogenous grid points) for k' = g(k, K, z, eps) given
 //               the perceived law ln K' = b0(z) + b1(z) ln K; one thread per grid point.
 //   shocks      aggregate path from the Markov chain (Philox); employment bit-packed (one bit per
-//               agent-period), unemployment exactly at its target each period (see below).
+//               agent-period), unemployment exactly at its target each period.
 //   panel       per period one pass over the agents: k' by Catmull-Rom (or bilinear) interpolation
 //               of g, with the cross-sectional mean fused into the same kernel as a reduction.
 //   regression  OLS of ln K' on ln K per aggregate state (host: the path is only T long), damped
 //               update of the coefficients until they move less than the tolerance.
 //
 // The stages live in detail/: model.hpp (constants and shared device functions), policy.hpp,
-// shocks.hpp, panel_kernels.hpp and panel.hpp, regression.hpp.
+// shocks.hpp, panel_kernels.hpp and panel.hpp, regression.hpp, accuracy.hpp (what a finished
+// solve reports) and checkpoint.hpp (the loop's state for --checkpoint / --resume).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
