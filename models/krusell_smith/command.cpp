@@ -289,7 +289,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
   double var = 0;
   for (double k : Kt) var += (k - mean) * (k - mean);
   double const sd = std::sqrt(var / double(Kt.size()));
-  double const panel_s = phases.seconds("panel");
+  double const panel_s = phases.seconds(phase_panel);
   double const agent_periods = double(p.agents) * double(T) * double(r.iterations);
   double const real_bytes = precision == Precision::f32 ? 4.0 : 8.0;
   // Per agent-period the panel kernel reads and writes k and reads one employment bit.
@@ -302,6 +302,10 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"regression_standard_error", {{"good", r.regression_se[0]}, {"bad", r.regression_se[1]}}},
       {"coefficient_change", r.coeff_change},
       {"converged", r.converged},
+      {"stopped", r.converged ? nlohmann::json(nullptr)
+                              : nlohmann::json{{"stage", r.stop_stage}, {"reason", r.stop_reason}}},
+      {"checkpoint", {{"file", p.checkpoint.path}, {"written", r.checkpoints_written},
+                      {"resumed_from", p.checkpoint.resume}, {"resumed_after_iteration", r.resumed_from_iteration}}},
       {"outer_iterations", r.iterations},
       {"panel_carries", r.panel_carries},
       {"panel_locate", r.panel_locate},
@@ -325,7 +329,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"K_mean", mean},
       {"K_std", sd},
       {"K_final_panel", r.K_path.back()},
-      {"work", {{"bytes", bytes}, {"phase", "panel"}}},  // for the comparison runner's roofline
+      {"work", {{"bytes", bytes}, {"phase", phase_panel}}},  // for the comparison runner's roofline
       {"k_final_min", r.k_final_min},
       {"panel",
        {{"agent_periods", agent_periods},
@@ -403,6 +407,14 @@ class Command final : public cli::Command {
     sub.add_flag("--restart-panel", o_.restart_panel,
                  "With --restart: also start every panel simulation from the saved cross-section (k_final.npy, "
                  "employed_final.npy) instead of --initial-capital; needs the same --agents");
+    sub.add_option("--checkpoint", p.checkpoint.path,
+                   "Write the outer loop's state to this file (atomically) to continue it with --resume");
+    sub.add_option("--checkpoint-every", p.checkpoint.every_seconds,
+                   "Seconds between two checkpoints (0: after every outer iteration; always after the last)")
+        ->capture_default_str();
+    sub.add_option("--resume", p.checkpoint.resume,
+                   "Continue the outer loop from a --checkpoint file written with the same parameters "
+                   "(--max-iter may differ)");
     sub.add_option("--damping", p.damping, "Weight of the regression estimate in the coefficient update")
         ->capture_default_str();
     sub.add_option("--tol", p.tol, "Stop when the coefficients move less than this (max abs)")->capture_default_str();

@@ -60,6 +60,14 @@ struct Start {
               panel_from = "every agent at initial_capital";
 };
 
+// Checkpoints of the outer loop (see detail/checkpoint.hpp). Not part of the model: they change
+// where a solve starts and what it leaves on disk, never its result.
+struct Checkpointing {
+  std::string path;            // written after outer iterations ("": none)
+  double every_seconds = 60;   // at most this long between two writes (0: after every outer iteration)
+  std::string resume;          // a checkpoint to continue from ("": a fresh solve)
+};
+
 struct Params {
   // Preferences and technology (Den Haan, Judd & Juillard 2010).
   double beta = 0.99;
@@ -110,6 +118,7 @@ struct Params {
   int max_iter = 300;
 
   Start start;  // restart data (default: none)
+  Checkpointing checkpoint;
 };
 
 inline std::string to_string(Interp m) { return m == Interp::catmull_rom ? "catmull-rom" : "bilinear"; }
@@ -166,6 +175,8 @@ inline void validate(Params const& p) {
   require(finite(p.damping) && p.damping > 0 && p.damping <= 1, "--damping must lie in (0, 1]");
   require(finite(p.tol) && p.tol > 0, "--tol must be positive");
   require(p.max_iter >= 1, "--max-iter must be >= 1");
+  require(std::isfinite(p.checkpoint.every_seconds) && p.checkpoint.every_seconds >= 0,
+          "--checkpoint-every must be a number of seconds >= 0");
   Start const& st = p.start;
   if (!st.policy.empty()) {
     require(st.policy.size() == std::size_t(p.nk) * std::size_t(p.nK) * 4,

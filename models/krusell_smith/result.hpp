@@ -7,6 +7,14 @@
 
 namespace parity::krusell_smith {
 
+// The solver's timed phases (run::PhaseTimes names), "parity::<model>::<stage>" as in every model.
+inline constexpr char const* phase_shocks = "parity::krusell_smith::shocks";
+inline constexpr char const* phase_panel_setup = "parity::krusell_smith::panel_setup";
+inline constexpr char const* phase_policy = "parity::krusell_smith::policy";
+inline constexpr char const* phase_panel = "parity::krusell_smith::panel";
+inline constexpr char const* phase_regression = "parity::krusell_smith::regression";
+inline constexpr char const* phase_accuracy = "parity::krusell_smith::accuracy";
+
 struct Result {
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> coeffs{};
@@ -15,6 +23,11 @@ struct Result {
   double coeff_change = 0;                  // max |b_ols - b| of the last iteration
   int iterations = 0;                       // outer (law-of-motion) iterations
   bool converged = false;
+  // Why an unconverged solve ended: the stage ("law of motion" or "policy") and what stopped it.
+  // Empty when converged.
+  std::string stop_stage, stop_reason;
+  int resumed_from_iteration = 0;  // outer iterations a resumed checkpoint had done (0: fresh solve)
+  int checkpoints_written = 0;
   long policy_iterations_total = 0;
   int policy_iterations_last = 0;
   int policy_iterations_first = 0;  // of the first outer iteration: what a restarted policy saves

@@ -50,6 +50,44 @@ class KrusellSmithCli(CliTestCase):
         self.assert_bad_input(parity("--Kbar-range", "50,30"), "--Kbar-range")
         self.assert_bad_input(parity("--u-bad", "0.9", "--ratio-gb", "0.1"), "probability")
 
+    def test_checkpoint_and_resume(self):
+        """--max-iter 1 with --checkpoint stops (exit 3, the stage named), --resume finishes the solve
+        to the law an uninterrupted run finds; other parameters or a missing file: exit 2."""
+        with tempfile.TemporaryDirectory() as d:
+            ck = os.path.join(d, "ks.ckpt")
+            whole, part, rest = (os.path.join(d, n + ".json") for n in ("whole", "part", "rest"))
+            r = parity(*SMALL, "--json", whole)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = parity(*SMALL, "--max-iter", "1", "--checkpoint", ck, "--json", part)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            doc = load(part)
+            self.assertEqual(doc["status"], "not_converged")
+            self.assertEqual(doc["results"]["stopped"]["stage"], "law of motion")
+            self.assertIn("--max-iter 1", doc["results"]["stopped"]["reason"])
+            self.assertEqual(doc["results"]["checkpoint"]["written"], 1)
+            self.assertEqual(sorted(os.listdir(d)), ["ks.ckpt", "part.json", "whole.json"])
+            r = parity(*SMALL, "--resume", ck, "--json", rest)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            a, b = load(whole)["results"], load(rest)["results"]
+            self.assertEqual(a["coefficients"], b["coefficients"])
+            self.assertEqual(a["outer_iterations"], b["outer_iterations"])
+            self.assertEqual(b["checkpoint"]["resumed_after_iteration"], 1)
+            self.assertIsNone(b["stopped"])
+            self.assert_bad_input(parity(*SMALL, "--resume", ck, "--beta", "0.98"), "beta=0.98")
+            self.assert_bad_input(parity(*SMALL, "--resume", os.path.join(d, "none.ckpt")), "does not exist")
+            self.assert_bad_input(parity(*SMALL, "--checkpoint", os.path.join(d, "no", "x.ckpt")), "--checkpoint")
+            self.assert_bad_input(parity(*SMALL, "--checkpoint-every", "-1"), "--checkpoint-every")
+
+    def test_capped_first_policy_is_not_converged(self):
+        with tempfile.TemporaryDirectory() as d:
+            report = os.path.join(d, "ks.json")
+            r = parity(*SMALL, "--policy-max-iter", "3", "--json", report)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            doc = load(report)
+            self.assertEqual(doc["status"], "not_converged")
+            self.assertEqual(doc["results"]["stopped"]["stage"], "policy")
+            self.assertIn("--policy-max-iter 3", doc["results"]["stopped"]["reason"])
+
     def test_small_run_report_arrays_and_restart(self):
         with tempfile.TemporaryDirectory() as d:
             report = os.path.join(d, "ks.json")
@@ -74,7 +112,8 @@ class KrusellSmithCli(CliTestCase):
             gpu = doc["backend"]["backend"] in ("cuda", "hip", "sycl")
             double = doc["precision"] == "double"
             self.assertEqual(res["panel_locate"], "scratch" if gpu and double else "power")
-            for phase in ("shocks", "policy", "panel", "regression"):
+            for phase in ("shocks", "policy", "panel", "regression", "accuracy"):
+                phase = "parity::krusell_smith::" + phase
                 self.assertIn(phase, doc["timing"]["phases"])
             P = np.array(res["transition_matrix"])
             np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-14)
