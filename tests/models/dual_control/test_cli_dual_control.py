@@ -10,7 +10,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
-from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
+from parity_cli import CliTestCase, run, run_briefly  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
@@ -70,6 +70,11 @@ class DualControlCli(CliTestCase):
         self.assertRegex(r.stderr, r"needs about [0-9.]+ GiB")
         # counts in exponent form are counts
         self.assert_bad_input(parity("--grid", "1e3,1e3,1e3", timeout=30), "GiB")
+
+    def test_long_simulation_warns(self):
+        err = run_briefly("dual-control", "--policy", "inert", "--grid", "4,4,4", "--simulate-paths", "1e12",
+                          "--quiet", seconds=8)
+        self.assertIn("warning: dual-control: --simulate-paths 1000000000000", err)
 
     def test_manifest_lists_only_this_runs_arrays(self):
         with tempfile.TemporaryDirectory() as d:
