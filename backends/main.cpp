@@ -5,8 +5,9 @@
 #include "parity/cli/application.hpp"
 
 int main(int argc, char** argv) {
+  auto const limits = parity::run::backend_limits();
   parity::cli::Runtime runtime{
       [](int threads, int device) -> std::shared_ptr<void> { return std::make_shared<parity::run::Session>(threads, device); },
-      &parity::run::describe_backend};
+      &parity::run::describe_backend, limits.backend, limits.max_threads};
   return parity::cli::run_application(argc, argv, parity::models::all_commands(), runtime);
 }

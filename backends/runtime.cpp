@@ -4,6 +4,9 @@
 #include <string>
 
 #include "backends/execution_space.hpp"
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <OpenMP/Kokkos_OpenMP_Instance.hpp>
+#endif
 #include "parity/run/backend_info.hpp"
 
 namespace parity::run {
@@ -48,6 +51,19 @@ Session::Session(int num_threads, int device_id) {
 }
 
 Session::~Session() { Kokkos::finalize(); }
+
+BackendLimits backend_limits() {
+  BackendLimits limits;
+#if defined(PARITY_BACKEND_NAME)
+  limits.backend = PARITY_BACKEND_NAME;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  // Kokkos' OpenMP backend keeps one team record per thread in a fixed array of this size: more
+  // threads hang or crash it.
+  limits.max_threads = Kokkos::Impl::OpenMPTraits::MAX_THREAD_COUNT;
+#endif
+  return limits;
+}
 
 BackendInfo describe_backend() {
   using Exec = backend::ExecutionSpace;

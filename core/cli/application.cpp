@@ -1,14 +1,22 @@
 #include "parity/cli/application.hpp"
 
-#include <cstdio>
-#include <exception>
-#include <map>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "parity/cli/numbers.hpp"
+#include "parity/report/build_info.hpp"
 #include "parity/report/console.hpp"
+#include "parity/report/output_files.hpp"
 #include "parity/report/run_report.hpp"
 #include "parity/run/backend_info.hpp"
 #include "parity/run/errors.hpp"
@@ -18,6 +26,13 @@ namespace {
 
 constexpr int exit_ok = 0, exit_error = 1, exit_bad_input = 2, exit_not_converged = 3;
 
+constexpr char const* exit_codes_help =
+    "Exit status: 0 success; 2 bad input (nothing was run); 3 the run ended with status not_converged, "
+    "budget_exhausted or non_finite (the report is still written); 1 any other failure.\n"
+    "Statuses (JSON \"status\"): converged (met its tolerance), ok (finished; nothing iterates to a tolerance), "
+    "not_converged (stopped at an iteration cap), budget_exhausted (stopped by an evaluation or memory budget), "
+    "non_finite (a result is NaN or infinite).";
+
 struct CommonOptions {
   std::string precision = "double";
   std::string json_path;
@@ -25,13 +40,28 @@ struct CommonOptions {
   bool quiet = false;
 };
 
-void add_common_options(CLI::App& sub, CommonOptions& common, bool with_output = true) {
-  sub.add_option("--precision", common.precision, "Floating-point precision: float or double")
-      ->check(CLI::IsMember({"float", "double"}))
-      ->capture_default_str();
+struct HostOptions {
+  std::string threads, device_id;  // as typed; empty: not given
+};
+
+void add_host_options(CLI::App& app, HostOptions& host) {
+  app.add_option("--threads", host.threads,
+                 "Host threads of the OpenMP backend (default: OMP_NUM_THREADS or all cores); ignored by Serial");
+  app.add_option("--device-id", host.device_id, "GPU to use on the CUDA backend (default: 0)");
+}
+
+void add_common_options(CLI::App& sub, CommonOptions& common, HostOptions& host, bool with_output = true,
+                        bool with_precision = true) {
+  if (with_precision)
+    sub.add_option("--precision", common.precision, "Floating-point precision: float or double")
+        ->check(CLI::IsMember({"float", "double"}))
+        ->capture_default_str();
   sub.add_option("--json", common.json_path, "Write the machine-readable report (JSON) to this file");
-  if (with_output) sub.add_option("--output", common.output_dir, "Write result arrays (.npy) into this folder");
+  if (with_output)
+    sub.add_option("--output", common.output_dir,
+                   "Write result arrays (.npy) and manifest.json, which lists them, into this folder");
   sub.add_flag("--quiet,-q", common.quiet, "No progress lines");
+  add_host_options(sub, host);
 }
 
 std::string joined_command_line(int argc, char** argv) {
@@ -40,57 +70,218 @@ std::string joined_command_line(int argc, char** argv) {
   return s;
 }
 
-bool converged(report::RunReport const& r) { return r.status != "not_converged"; }
+std::size_t edit_distance(std::string const& a, std::string const& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t const up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
 
-// Fails before any work is done if a result file could not be written afterwards.
-void require_writable(std::string const& path) {
-  if (path.empty()) return;
-  std::string const probe = path + ".tmp";
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  require(f != nullptr, "cannot write '" + path + "' (does its folder exist?)");
-  std::fclose(f);
-  std::remove(probe.c_str());
+std::string nearest(std::string const& word, std::vector<std::string> const& names) {
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (auto const& n : names) {
+    std::size_t const d = edit_distance(word, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return best_d <= std::max<std::size_t>(2, word.size() / 3) ? best : std::string();
+}
+
+// The first word that is not an option (or an option's value) must name a command: say which word
+// is unknown and the nearest command, instead of CLI11's "A subcommand is required".
+std::optional<std::string> unknown_command(int argc, char** argv, std::vector<std::string> const& names) {
+  for (int i = 1; i < argc; ++i) {
+    std::string const a = argv[i];
+    if (a == "--") return std::nullopt;
+    if (!a.empty() && a[0] == '-') {
+      if ((a == "--threads" || a == "--device-id") && i + 1 < argc) ++i;  // takes a value
+      continue;
+    }
+    if (std::find(names.begin(), names.end(), a) != names.end()) return std::nullopt;
+    std::string known;
+    for (auto const& n : names) known += (known.empty() ? "" : ", ") + n;
+    std::string const near = nearest(a, names);
+    return fmt::format("unknown command '{}'{} (commands: {})", a,
+                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near), known);
+  }
+  return std::nullopt;
+}
+
+// The first number of an OMP_NUM_THREADS-style variable ("8" or "8,4"), if set.
+std::optional<std::string> thread_variable(char const* name) {
+  char const* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  std::string s = v;
+  return s.substr(0, s.find(','));
+}
+
+// Threads the Kokkos session is asked for (-1: Kokkos' choice), checked against the backend's
+// limit before Kokkos starts: past it the OpenMP backend hangs or crashes.
+int checked_threads(HostOptions const& host, int max_threads) {
+  std::int64_t const hi = max_threads > 0 ? max_threads : std::numeric_limits<int>::max();
+  if (!host.threads.empty()) {
+    auto const n = parse_count(host.threads, "--threads", 1, std::numeric_limits<int>::max());
+    require(n <= hi, fmt::format("--threads {}: this backend runs at most {} threads", n, hi));
+    return int(n);
+  }
+  for (char const* name : {"KOKKOS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    auto const v = thread_variable(name);
+    if (!v) continue;
+    std::int64_t n = 0;
+    try {
+      n = parse_count(*v, name, 1, std::numeric_limits<int>::max());
+    } catch (InvalidInput const&) {
+      throw InvalidInput(fmt::format("{}={} is not a positive whole number (unset it or pass --threads N)", name,
+                                     std::getenv(name)));
+    }
+    require(n <= hi, fmt::format("{}={}: this backend runs at most {} threads (set it lower or pass --threads N)",
+                                 name, std::getenv(name), hi));
+  }
+  return -1;
+}
+
+int checked_device(HostOptions const& host) {
+  if (host.device_id.empty()) return -1;
+  return int(parse_count(host.device_id, "--device-id", 0, 1023));
+}
+
+// Physical memory of the host: MemTotal of /proc/meminfo, else sysconf.
+std::size_t host_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemTotal:") return kib * 1024;
+  long const pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : 0;
+}
+
+Resources resources_of(run::BackendInfo const& b) {
+  Resources r;
+  r.device_memory_bytes = b.device_memory_bytes;
+  r.host_memory_bytes = host_memory_bytes();
+  r.concurrency = b.concurrency;
+  return r;
+}
+
+// Every floating-point option takes only finite numbers and every integer option the count syntax
+// (1e6), so each message names the option as typed.
+void apply_number_syntax(CLI::App& sub) {
+  for (CLI::Option* o : sub.get_options()) {
+    try {
+      o->get_validator("count");
+      continue;  // the command gave it its own range
+    } catch (CLI::OptionNotFound const&) {
+    }
+    std::string const type = o->get_type_name();
+    if (type == "FLOAT") o->check(finite_number());
+    if (type == "INT") o->transform(count_syntax(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
+    if (type == "UINT") o->transform(count_syntax(0, std::numeric_limits<std::int64_t>::max()));
+  }
+}
+
+std::string manifest_model(std::string const& command) {
+  std::string m = command;
+  std::replace(m.begin(), m.end(), '-', '_');
+  return m;
 }
 
 }  // namespace
 
+std::string format_bytes(double bytes) {
+  char const* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) bytes /= 1024, ++u;
+  return fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+void require_memory(Context const& context, double device_bytes, double host_bytes, std::string const& what) {
+  auto const& r = context.resources;
+  if (r.device_memory_bytes > 0) {
+    require(device_bytes <= 0.9 * double(r.device_memory_bytes),
+            fmt::format("{} needs about {} of device memory; the device has {}", what, format_bytes(device_bytes),
+                        format_bytes(double(r.device_memory_bytes))));
+    if (r.host_memory_bytes > 0)
+      require(host_bytes <= 0.9 * double(r.host_memory_bytes),
+              fmt::format("{} needs about {} of host memory; the host has {}", what, format_bytes(host_bytes),
+                          format_bytes(double(r.host_memory_bytes))));
+    return;
+  }
+  if (r.host_memory_bytes > 0)
+    require(device_bytes + host_bytes <= 0.9 * double(r.host_memory_bytes),
+            fmt::format("{} needs about {} of memory; the host has {}", what, format_bytes(device_bytes + host_bytes),
+                        format_bytes(double(r.host_memory_bytes))));
+}
+
+void warn(std::string const& text) {
+  std::fprintf(stderr, "warning: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
 int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>> commands, Runtime const& runtime) {
+  auto const build = report::build_info();
   CLI::App app{"Parity: scientific solvers written once in Kokkos, built for Serial, OpenMP and CUDA.\n"
                "Each command accepts --help.",
                "parity"};
   app.require_subcommand(1);
-  int threads = -1, device_id = -1;
-  app.add_option("--threads", threads, "Host threads (OpenMP backend); default: Kokkos' choice")->check(CLI::PositiveNumber);
-  app.add_option("--device-id", device_id, "GPU to use (CUDA backend)")->check(CLI::NonNegativeNumber);
+  app.footer(exit_codes_help);
+  app.set_version_flag("--version", fmt::format("parity {} (commit {}), {} backend", build.parity_version,
+                                                build.git_commit, runtime.backend));
+  HostOptions host;
+  add_host_options(app, host);
+
+  std::vector<std::string> command_names = {"info", "run"};
+  for (auto const& c : commands) command_names.push_back(c->name());
+  std::string model_names;
+  for (auto const& c : commands) model_names += (model_names.empty() ? "" : ", ") + c->name();
 
   CommonOptions info_options;
   auto* info = app.add_subcommand("info", "Print backend, Kokkos version, device and build facts");
   info->add_option("--json", info_options.json_path, "Also write them as JSON to this file");
-  info->fallthrough();
+  add_host_options(*info, host);
+  info->footer(exit_codes_help);
 
   CommonOptions run_options;
   std::string size_text = "small";
   bool run_all = false;
   std::vector<std::string> run_models;
   auto* run_cmd = app.add_subcommand("run", "Run each model's embedded default case and print a summary");
-  run_cmd->add_flag("--all", run_all, "Run every model");
-  run_cmd->add_option("--model", run_models, "Run only these models (repeatable)");
+  run_cmd->add_flag("--all", run_all, "Run every model: " + model_names);
+  run_cmd->add_option("--model", run_models, "Run only this model (repeatable): " + model_names);
   run_cmd->add_option("--size", size_text, "Problem size: small, medium or large")
       ->check(CLI::IsMember({"small", "medium", "large"}))
       ->capture_default_str();
-  add_common_options(*run_cmd, run_options);
-  run_cmd->fallthrough();
+  add_common_options(*run_cmd, run_options, host);
+  run_cmd->footer(std::string("With --output DIR each model writes into DIR/<model>/ (arrays and manifest.json). "
+                              "In float precision the built-in cubature cases ask for a relative tolerance of "
+                              "1e-3 (1e-6 or 1e-5 in double): float's rounding of the sums stops tighter ones.\n") +
+                  exit_codes_help);
 
   std::map<std::string, CommonOptions> model_options;
   std::vector<std::pair<CLI::App*, Command*>> model_subcommands;
   for (auto& command : commands) {
     auto* sub = app.add_subcommand(command->name(), command->description());
-    add_common_options(*sub, model_options[command->name()]);
+    add_common_options(*sub, model_options[command->name()], host, command->writes_arrays(),
+                       command->has_precision());
     command->add_options(*sub);
-    sub->fallthrough();
+    apply_number_syntax(*sub);
+    sub->footer(exit_codes_help);
     model_subcommands.emplace_back(sub, command.get());
   }
 
+  if (auto const unknown = unknown_command(argc, argv, command_names)) {
+    std::fprintf(stderr, "error: %s\n", unknown->c_str());
+    return exit_bad_input;
+  }
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& e) {
@@ -100,9 +291,20 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
 
   std::string const command_line = joined_command_line(argc, argv);
   try {
-    require_writable(info_options.json_path);
-    require_writable(run_options.json_path);
-    for (auto const& [name, common] : model_options) require_writable(common.json_path);
+    // Everything a user can get wrong about the machine and the files is checked before Kokkos starts.
+    int const threads = checked_threads(host, runtime.max_threads);
+    int const device_id = checked_device(host);
+    if (!info_options.json_path.empty()) report::check_output_file(info_options.json_path, "--json");
+    for (auto const* common : {&run_options}) {
+      if (!common->json_path.empty()) report::check_output_file(common->json_path, "--json");
+      if (!common->output_dir.empty()) report::check_output_folder(common->output_dir, "--output");
+    }
+    for (auto& [sub, command] : model_subcommands) {
+      if (!*sub) continue;
+      auto const& common = model_options[command->name()];
+      if (!common.json_path.empty()) report::check_output_file(common.json_path, "--json");
+      if (!common.output_dir.empty()) report::check_output_folder(common.output_dir, "--output");
+    }
 
     if (*info) {
       auto const session = runtime.start(threads, device_id);
@@ -113,6 +315,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         r.command = command_line;
         r.model = "info";
         r.backend = b;
+        r.status = status::ok;
         r.timing_note = "nothing timed";
         report::write_json(info_options.json_path, report::to_json(r));
       }
@@ -123,57 +326,81 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       if (quiet) return std::make_unique<run::SilentProgress>();
       return std::make_unique<report::ConsoleProgress>();
     };
+    auto json_name = [](CommonOptions const& c) -> std::optional<std::string> {
+      if (c.json_path.empty()) return std::nullopt;
+      return c.json_path;
+    };
 
     if (*run_cmd) {
-      require(run_all || !run_models.empty(), "run: say --all or name models with --model");
+      require(run_all || !run_models.empty(), "run: say --all or name models with --model (" + model_names + ")");
+      require(!(run_all && !run_models.empty()), "run: --all runs every model; leave out --model, or --all");
       for (auto const& m : run_models) {
         bool known = false;
         for (auto& [sub, command] : model_subcommands) known = known || command->name() == m;
-        require(known, "run: unknown model '" + m + "'");
+        if (!known) {
+          std::vector<std::string> names;
+          for (auto& [sub, command] : model_subcommands) names.push_back(command->name());
+          std::string const near = nearest(m, names);
+          throw InvalidInput(fmt::format("run: unknown model '{}'{} (models: {})", m,
+                                         near.empty() ? "" : fmt::format("; did you mean '{}'?", near), model_names));
+        }
       }
       Size const size = size_text == "large" ? Size::large : (size_text == "medium" ? Size::medium : Size::small);
       auto progress = make_progress(run_options.quiet);
-      Context context{*parse_precision(run_options.precision), run_options.output_dir, *progress};
       auto const session = runtime.start(threads, device_id);
       auto const b = runtime.describe();
       std::fprintf(stdout, "parity-%s on %s, %s precision, size %s\n", b.backend.c_str(), b.device_name.c_str(),
                    run_options.precision.c_str(), size_text.c_str());
       nlohmann::json all = nlohmann::json::array();
-      bool all_converged = true;
+      bool all_succeeded = true;
       int ran = 0;
       for (auto& [sub, command] : model_subcommands) {
         if (!run_all && std::find(run_models.begin(), run_models.end(), command->name()) == run_models.end()) continue;
+        std::optional<report::OutputFolder> folder;
+        if (!run_options.output_dir.empty() && command->writes_arrays())
+          folder.emplace(run_options.output_dir + "/" + command->name(), "run", manifest_model(command->name()));
+        Context context{*parse_precision(run_options.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
         auto r = command->run_default(context, size);
         r.command = command_line;
         r.backend = b;
         r.precision = context.precision;
-        std::fprintf(stdout, "  %-14s %8.3f s  %s\n", command->name().c_str(), r.phases.total(),
-                     command->summarize(r).c_str());
+        std::fprintf(stdout, "  %-14s %8.3f s  %s  [%s]\n", command->name().c_str(), r.phases.total(),
+                     command->summarize(r).c_str(), r.status.c_str());
         std::fflush(stdout);
-        all_converged = all_converged && converged(r);
+        if (!succeeded(r.status))
+          std::fprintf(stderr, "%s: status %s\n", command->name().c_str(), r.status.c_str());
+        all_succeeded = all_succeeded && succeeded(r.status);
         all.push_back(report::to_json(r));
+        if (folder) folder->write_manifest(json_name(run_options));
         ++ran;
       }
       if (ran == 0) std::fprintf(stdout, "  (no models in this build)\n");
       if (!run_options.json_path.empty()) report::write_json(run_options.json_path, {{"runs", all}});
-      return all_converged ? exit_ok : exit_not_converged;
+      return all_succeeded ? exit_ok : exit_not_converged;
     }
 
     for (auto& [sub, command] : model_subcommands) {
       if (!*sub) continue;
       auto const& common = model_options[command->name()];
       auto progress = make_progress(common.quiet);
-      Context context{*parse_precision(common.precision), common.output_dir, *progress};
+      std::optional<report::OutputFolder> folder;
+      if (!common.output_dir.empty()) folder.emplace(common.output_dir, command->name(), manifest_model(command->name()));
       auto const session = runtime.start(threads, device_id);
+      auto const b = runtime.describe();
+      Context context{*parse_precision(common.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
       auto r = command->execute(context);
       r.command = command_line;
-      r.backend = runtime.describe();
+      r.backend = b;
       r.precision = context.precision;
       std::fprintf(stdout, "%s: %s  (%.3f s, %ld iterations, status %s)\n", command->name().c_str(),
                    command->summarize(r).c_str(), r.phases.total(), r.iterations, r.status.c_str());
       if (!common.json_path.empty()) report::write_json(common.json_path, report::to_json(r));
-      if (!converged(r)) {
-        std::fprintf(stderr, "%s: did not converge (status %s)\n", command->name().c_str(), r.status.c_str());
+      if (folder) folder->write_manifest(json_name(common));
+      if (!succeeded(r.status)) {
+        std::string const why = r.status == status::non_finite ? "a result is not finite (NaN or infinite)"
+                                : r.status == status::budget_exhausted ? "the budget ran out before the tolerance was met"
+                                                                       : "did not converge";
+        std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
         return exit_not_converged;
       }
       return exit_ok;

@@ -1,5 +1,8 @@
 #include "parity/report/console.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -8,19 +11,82 @@
 
 namespace parity::report {
 
-void ConsoleProgress::update(run::ProgressLine const& line) {
-  auto const now = std::chrono::steady_clock::now();
-  if (printed_ && std::chrono::duration<double>(now - last_).count() < min_interval_) return;
-  printed_ = true;
-  last_ = now;
-  std::string text = fmt::format("[{}] iter {:>6}", line.stage, line.iteration);
-  if (line.residual >= 0) text += fmt::format("  residual {:.3e}", line.residual);
-  text += fmt::format("  elapsed {:8.2f} s", line.elapsed_seconds);
-  if (!line.detail.empty()) text += "  " + line.detail;
-  std::fprintf(stderr, "%s\n", text.c_str());
+namespace {
+
+std::string duration_text(double seconds) {
+  if (!(seconds >= 0) || seconds > 1e8) return "?";
+  long const t = long(seconds + 0.5);
+  if (t < 60) return fmt::format("{}s", t);
+  if (t < 3600) return fmt::format("{}m{:02}s", t / 60, t % 60);
+  return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
 }
 
-void ConsoleProgress::message(std::string const& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
+}  // namespace
+
+std::string progress_text(run::ProgressLine const& line) {
+  std::string text = fmt::format("[{}] iter {:>6}", line.stage, line.iteration);
+  if (line.total > 0) {
+    double const fraction = std::min(1.0, double(line.iteration) / double(line.total));
+    text += fmt::format("/{} {:5.1f}%", line.total, 100 * fraction);
+    if (fraction > 0 && fraction < 1 && line.elapsed_seconds > 0)
+      text += " ETA " + duration_text(line.elapsed_seconds * (1 - fraction) / fraction);
+  }
+  if (line.residual >= 0) {
+    text += fmt::format("  residual {:.3e}", line.residual);
+    if (line.target > 0) text += fmt::format(" (target {:.3e})", line.target);
+  }
+  text += fmt::format("  elapsed {:8.2f} s", line.elapsed_seconds);
+  if (!line.detail.empty()) text += "  " + line.detail;
+  return text;
+}
+
+ConsoleProgress::ConsoleProgress(double min_interval_seconds)
+    : ConsoleProgress(min_interval_seconds, ::isatty(::fileno(stderr)) == 1, stderr) {}
+
+ConsoleProgress::ConsoleProgress(double min_interval_seconds, bool terminal, std::FILE* out)
+    : min_interval_(min_interval_seconds), terminal_(terminal), out_(out) {}
+
+ConsoleProgress::~ConsoleProgress() { end_bar(); }
+
+void ConsoleProgress::end_bar() {
+  if (!bar_open_) return;
+  std::fputc('\n', out_);
+  std::fflush(out_);
+  bar_open_ = false;
+}
+
+void ConsoleProgress::update(run::ProgressLine const& line) {
+  auto const now = std::chrono::steady_clock::now();
+  bool const new_stage = line.stage != last_stage_;
+  bool const last_step = line.total > 0 && line.iteration >= line.total;
+  if (printed_ && !new_stage && !last_step && std::chrono::duration<double>(now - last_).count() < min_interval_)
+    return;
+  printed_ = true;
+  last_ = now;
+  if (new_stage) end_bar();
+  last_stage_ = line.stage;
+  std::string const text = progress_text(line);
+  if (terminal_ && line.total > 0) {
+    // One line redrawn in place: a bar of 20 cells, then the text; \x1b[K clears what is left of
+    // a longer previous line.
+    double const fraction = std::min(1.0, double(line.iteration) / double(line.total));
+    int const cells = int(fraction * 20);
+    std::string const bar = std::string(std::size_t(cells), '#') + std::string(std::size_t(20 - cells), '.');
+    std::fprintf(out_, "\r[%s] %s\x1b[K", bar.c_str(), text.c_str());
+    bar_open_ = true;
+    if (last_step) end_bar();
+  } else {
+    end_bar();
+    std::fprintf(out_, "%s\n", text.c_str());
+  }
+  std::fflush(out_);
+}
+
+void ConsoleProgress::message(std::string const& text) {
+  end_bar();
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
+}
 
 std::string describe(run::BackendInfo const& b) {
   auto const build = build_info();

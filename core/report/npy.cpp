@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "parity/report/output_files.hpp"
+
 namespace parity::report {
 namespace {
 
@@ -29,14 +31,12 @@ void write_array(std::string const& path, std::span<const T> data, std::vector<s
   std::size_t const unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
-  out.write("\x93NUMPY\x01\x00", 8);
+  std::string bytes("\x93NUMPY\x01\x00", 8);
   std::uint16_t const len = static_cast<std::uint16_t>(header.size());
-  out.write(reinterpret_cast<char const*>(&len), 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<char const*>(data.data()), static_cast<std::streamsize>(data.size_bytes()));
-  if (!out) throw std::runtime_error(fmt::format("error while writing '{}'", path));
+  bytes.append(reinterpret_cast<char const*>(&len), 2);
+  bytes += header;
+  bytes.append(reinterpret_cast<char const*>(data.data()), data.size_bytes());
+  write_file_atomic(path, bytes);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "parity/report/build_info.hpp"
+#include "parity/report/output_files.hpp"
 
 namespace parity::report {
 
@@ -48,18 +49,6 @@ nlohmann::json to_json(RunReport const& r) {
           {"results", r.results}};
 }
 
-void write_json(std::string const& path, nlohmann::json const& doc) {
-  std::string const tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
-    out << doc.dump(2) << '\n';
-    if (!out) throw std::runtime_error("error while writing '" + path + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot move '" + tmp + "' to '" + path + "'");
-  }
-}
+void write_json(std::string const& path, nlohmann::json const& doc) { write_file_atomic(path, doc.dump(2) + "\n"); }
 
 }  // namespace parity::report

@@ -2,8 +2,10 @@
 #include "models/dual_control/command.hpp"
 #include "parity/run/checkpoint.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 
 #include "models/dual_control/entry.hpp"
 #include "models/dual_control/params.hpp"
+#include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 
@@ -35,9 +38,23 @@ std::vector<double> parse_numbers(std::string const& text, std::size_t count, st
   return out;
 }
 
-int as_count(double v, std::string const& option) {
-  require(v == std::floor(v) && v >= -1e9 && v <= 1e9, option + " expects whole numbers");
-  return int(v);
+// "NX,NMU,NSIGMA", each a count in the common syntax (16 or 1e3); validate() checks the range.
+std::array<int, 3> parse_grid(std::string const& text) {
+  std::string const message = "--grid expects 3 comma-separated whole numbers NX,NMU,NSIGMA, got '" + text + "'";
+  std::array<int, 3> n{};
+  std::stringstream ss(text);
+  std::string item;
+  std::size_t k = 0;
+  while (std::getline(ss, item, ',')) {
+    require(k < 3, message);
+    try {
+      n[k++] = int(cli::parse_count(item, "--grid", std::numeric_limits<int>::min(), 1 << 20));
+    } catch (InvalidInput const&) {
+      throw InvalidInput(message);
+    }
+  }
+  require(k == 3, message);
+  return n;
 }
 
 State parse_state(std::string const& text, std::string const& option) {
@@ -121,16 +138,15 @@ class Command final : public cli::Command {
     Params p = p_;
     p.policy = parse_policy(policy_);
     p.algorithm = parse_algorithm(algorithm_);
-    auto const g = parse_numbers(grid_, 3, "--grid");
-    p.nx = as_count(g[0], "--grid");
-    p.nmu = as_count(g[1], "--grid");
-    p.nsigma = as_count(g[2], "--grid");
+    auto const g = parse_grid(grid_);
+    p.nx = g[0], p.nmu = g[1], p.nsigma = g[2];
     auto const xr = parse_numbers(x_range_, 2, "--x-range");
     auto const mr = parse_numbers(mu_range_, 2, "--mu-range");
     auto const sr = parse_numbers(sigma_range_, 2, "--sigma-range");
     p.x_lo = xr[0], p.x_hi = xr[1], p.mu_lo = mr[0], p.mu_hi = mr[1], p.sigma_lo = sr[0], p.sigma_hi = sr[1];
     p.mp_correction = !no_mp_;
-    if (tol_option_ && tol_option_->count() > 0) require(p.tol > 0 && std::isfinite(p.tol), "--tol must be > 0");
+    if (tol_option_ && tol_option_->count() > 0)
+      require(p.tol > 0 && p.tol < 1 && std::isfinite(p.tol), "--tol (a relative tolerance) must lie in (0, 1)");
     if (!reference_.empty()) {
       p.reference_states.clear();
       for (auto const& r : reference_) p.reference_states.push_back(parse_state(r, "--reference-state"));
@@ -162,8 +178,8 @@ class Command final : public cli::Command {
                                                                ref["mu"].get<double>(), ref["Sigma"].get<double>()),
                        ref["V"].get<double>(), ref["u"].get<double>());
     }
-    if (res.contains("stopped_in") && res["stopped_in"].is_string())
-      s += fmt::format(" (stopped by --max-iter in the {})", res["stopped_in"].get<std::string>());
+    if (auto const stage = res.value("stopped_in", "converged"); stage != "converged")
+      s += fmt::format(" (stopped by --max-iter in the {})", stage);
     return s;
   }
 
@@ -177,7 +193,7 @@ class Command final : public cli::Command {
         throw InvalidInput(std::string("--checkpoint: ") + e.what());
       }
     }
-    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    require_resources(context, p);
     report::RunReport r;
     r.model = name();
     r.precision = context.precision;
@@ -214,7 +230,7 @@ class Command final : public cli::Command {
     r.timing_note = "each phase: wall time between two fences of the execution space; policy_evaluation is the "
                     "inert/myopic solve (also the start of an optimal solve), value_iteration the Bellman sweeps";
     r.iterations = res.iterations;
-    r.status = res.converged ? "converged" : "not_converged";
+    r.status = res.converged ? cli::status::converged : cli::status::not_converged;
     long const points = long(p.nx) * p.nmu * p.nsigma;
     double const main_seconds = p.policy == Policy::optimal ? r.phases.seconds("parity::dual_control::value_iteration")
                                                             : r.phases.seconds("parity::dual_control::policy_evaluation");
@@ -235,12 +251,14 @@ class Command final : public cli::Command {
                  {"tolerance", res.tolerance},
                  {"tolerance_effective", res.tolerance_effective},
                  {"converged", res.converged},
-                 {"stopped_in", res.stopped_in.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.stopped_in)},
                  {"mp_shift", res.mp_shift},
                  {"inert_closed_form", {{"a", res.inert.a}, {"b", res.inert.b}, {"c", res.inert.c}}},
                  {"reference_states", refs},
                  {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0},
                  {"history", {{"residual", res.residual_history}}}};
+    // Which solve stopped: an optimal run whose cap was spent by the myopic start never reached a
+    // Bellman sweep, and "0 iterations" alone would not say why.
+    r.results["stopped_in"] = res.converged ? std::string("converged") : res.stopped_in;
     if (p.policy == Policy::optimal) {
       r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;
@@ -281,24 +299,52 @@ class Command final : public cli::Command {
                           {"mean_abs_final_mu_error", s.mean_abs_final_mu_error}};
       r.results["simulation"] = sims;
     }
-    if (!context.output_dir.empty()) {
-      auto const& dir = context.output_dir;
+    {
+      bool finite = std::isfinite(res.residual) || !res.converged;
+      for (double v : res.V) finite = finite && std::isfinite(v);
+      for (auto const& ref : res.references) finite = finite && std::isfinite(ref.V) && std::isfinite(ref.u);
+      if (!finite) {
+        r.status = cli::status::non_finite;
+        r.results["non_finite"] = "V or u is NaN or infinite somewhere on the grid";
+      }
+    }
+    if (context.output) {
+      auto& out = *context.output;
       std::vector<std::size_t> const shape = {std::size_t(p.nx), std::size_t(p.nmu), std::size_t(p.nsigma)};
-      report::write_npy(dir + "/x.npy", res.x, {res.x.size()});
-      report::write_npy(dir + "/mu.npy", res.mu, {res.mu.size()});
-      report::write_npy(dir + "/Sigma.npy", res.Sigma, {res.Sigma.size()});
-      report::write_npy(dir + "/V.npy", res.V, shape);
-      report::write_npy(dir + "/u.npy", res.u, shape);
+      out.npy("x", res.x, {res.x.size()});
+      out.npy("mu", res.mu, {res.mu.size()});
+      out.npy("Sigma", res.Sigma, {res.Sigma.size()});
+      out.npy("V", res.V, shape);
+      out.npy("u", res.u, shape);
       std::vector<std::string> files = {"x.npy", "mu.npy", "Sigma.npy", "V.npy", "u.npy"};
       if (!res.V_myopic.empty()) {
-        report::write_npy(dir + "/V_myopic.npy", res.V_myopic, shape);
-        report::write_npy(dir + "/u_myopic.npy", res.u_myopic, shape);
+        out.npy("V_myopic", res.V_myopic, shape);
+        out.npy("u_myopic", res.u_myopic, shape);
         files.push_back("V_myopic.npy");
         files.push_back("u_myopic.npy");
       }
-      r.results["arrays"] = {{"folder", dir}, {"files", files}, {"axes", {"x", "mu", "Sigma"}}};
+      r.results["arrays"] = {{"folder", out.dir()}, {"files", files}, {"axes", {"x", "mu", "Sigma"}}};
     }
     return r;
+  }
+
+  // Refuses a grid that cannot fit and warns on a simulation that will take very long.
+  static void require_resources(cli::Context const& context, Params const& p) {
+    double const points = double(p.nx) * p.nmu * p.nsigma;
+    double const real = context.precision == Precision::f32 ? 4 : 8;
+    bool const optimal = p.policy == Policy::optimal;
+    // Device: V, V_next, u (and the myopic V, u kept for the optimal solve). Host: V and u (and the
+    // myopic pair) as double, a mirror of one grid, the arrays' bytes when written.
+    double const device = points * real * (optimal ? 5 : 3);
+    double const host = points * (8.0 * (optimal ? 4 : 2) + real) * (context.output ? 2 : 1);
+    cli::require_memory(context, device, host,
+                        fmt::format("dual-control --grid {},{},{} ({:.3g} points, {} grids of V and u)", p.nx, p.nmu,
+                                    p.nsigma, points, optimal ? 5 : 3));
+    double const periods = double(p.simulate_paths) * p.horizon;
+    if (periods > 1e10)
+      cli::warn(fmt::format("dual-control: --simulate-paths {} x --horizon {} = {:.3g} simulated periods per policy, "
+                            "each an interpolation of u and a belief update; this takes very long",
+                            p.simulate_paths, p.horizon, periods));
   }
 
   Params p_;

@@ -120,11 +120,15 @@ inline void validate(Params const& p) {
   require(p.omega > 0 || p.sigma_lo > 0,
           "need --omega > 0 or a Sigma range above 0: the myopic rule divides by Sigma + mu^2 + omega");
   require(p.quad_nodes >= 1 && p.quad_nodes <= 200, "--quad-nodes must lie in [1, 200]");
-  require(p.tol < 0 || (finite(p.tol) && p.tol > 0), "--tol must be > 0");
-  require(finite(p.tol_myopic) && p.tol_myopic > 0, "--tol-myopic must be > 0");
+  // Both are relative bounds on V: 1 or more would accept any V at all.
+  require(p.tol < 0 || (finite(p.tol) && p.tol > 0 && p.tol < 1), "--tol (a relative tolerance) must lie in (0, 1)");
+  require(finite(p.tol_myopic) && p.tol_myopic > 0 && p.tol_myopic < 1,
+          "--tol-myopic (a relative tolerance) must lie in (0, 1)");
   require(p.max_iter >= 1, "--max-iter must be >= 1");
   require(p.evaluation_sweeps >= -1 && p.evaluation_sweeps <= 1000,
           "--evaluation-sweeps must lie in [0, 1000] (or -1: the algorithm's default)");
+  require(p.evaluation_sweeps < 0 || p.policy == Policy::optimal,
+          "--evaluation-sweeps applies to --policy optimal only (the inert and myopic solves evaluate a fixed rule)");
   require(p.scan_points >= 3 && p.scan_points <= 64, "--scan-points must lie in [3, 64]");
   require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
   require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");

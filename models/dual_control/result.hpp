@@ -42,7 +42,7 @@ struct Result {
   std::vector<double> residual_history;
   std::vector<int> evaluation_sweeps_history;
   bool converged = false;
-  std::string stopped_in;  // not converged: the stage whose iteration cap ended the solve
+  std::string stopped_in;  // not converged: the stage whose cap ended it (policy evaluation, myopic warm start, value iteration)
   InertClosedForm inert;
   std::vector<ReferenceValue> references;
   std::vector<SimulationSummary> simulation;

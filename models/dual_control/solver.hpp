@@ -602,7 +602,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     result.converged = eval.converged;
     result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
     result.residual_history = eval.residuals;
-    if (!eval.converged) result.stopped_in = to_string(first) + " evaluation";
+    if (!eval.converged) result.stopped_in = "policy evaluation";
   } else {
     result.myopic_iterations = eval.iterations;
     {
@@ -623,7 +623,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       result.residual = eval.residual;
       result.residual_history = eval.residuals;
       result.converged = false;
-      result.stopped_in = "myopic evaluation";
+      result.stopped_in = "myopic warm start";
     } else {
       timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::value_iteration");
       // Modified policy iteration: `evaluation_sweeps` sweeps of the current policy after each

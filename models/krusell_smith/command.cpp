@@ -42,6 +42,8 @@ std::vector<double> parse_numbers(std::string const& text, std::string const& op
   return out;
 }
 
+constexpr int min_capital_nodes = 20;
+
 struct Options {
   Params p;
   std::string grid = "100,4";
@@ -55,6 +57,8 @@ struct Options {
   std::string policy_method = "endogenous-grid";
   std::string employment_draw = "exact";
   std::string panel_start = "carry";
+  CLI::Option* policy_damping = nullptr;  // given on the command line?
+  CLI::Option* panel_teams = nullptr;
 };
 
 // The law of motion in a coeffs.txt written by --output (one line b0g,b1g,b0b,b1b).
@@ -166,6 +170,11 @@ Params resolve(Options const& o, Precision precision) {
   require(g.size() == 2, "--grid needs NK,NKbar (two integers), e.g. 100,4");
   for (double v : g) require(v == std::floor(v) && v >= 0 && v < 1e6, "--grid needs two non-negative integers");
   p.nk = int(g[0]), p.nK = int(g[1]);
+  // Fewer capital nodes cannot resolve the policy's kink at the borrowing limit: the regression then
+  // "converges" to a law of motion that explains little (R^2 near 0).
+  require(p.nk >= min_capital_nodes || p.nk < 4,
+          fmt::format("--grid {}: NK = {} capital nodes are too few for a meaningful policy (at least {}; the suite "
+                      "uses 100)", o.grid, p.nk, min_capital_nodes));
   auto const K = parse_numbers(o.K_range, "--Kbar-range");
   require(K.size() == 2, "--Kbar-range needs MIN,MAX");
   p.K_min = K[0], p.K_max = K[1];
@@ -189,6 +198,11 @@ Params resolve(Options const& o, Precision precision) {
   p.panel_start = o.panel_start == "fixed" ? PanelStart::fixed : PanelStart::carry;
   p.employment_draw = o.employment_draw == "independent" ? EmploymentDraw::independent : EmploymentDraw::exact;
   p.policy_method = o.policy_method == "time-iteration" ? PolicyMethod::time_iteration : PolicyMethod::endogenous_grid;
+  require(!o.policy_damping || o.policy_damping->count() == 0 || p.policy_method == PolicyMethod::time_iteration,
+          "--policy-damping applies to --policy-method time-iteration only (the endogenous grid needs no damping)");
+  require(!o.panel_teams || o.panel_teams->count() == 0 || p.panel_locate == PanelLocate::scratch ||
+              p.panel_locate == PanelLocate::automatic,
+          "--panel-teams applies to --panel-locate scratch only (power and bucket launch no teams)");
   validate(p);  // the grid first: a restart is compared with it
   require(o.restart.empty() || o.init_coeffs.empty(), "--restart reads the coefficients: leave out --init-coeffs");
   require(!o.restart_panel || !o.restart.empty(), "--restart-panel needs --restart DIR");
@@ -250,26 +264,20 @@ nlohmann::json parameters_json(Params const& p) {
                                       "target on average"}};
 }
 
-void write_arrays(std::string const& dir, Params const& p, Result const& r) {
-  report::ensure_directory(dir);
-  auto path = [&](char const* name) { return dir + "/" + name; };
-  report::write_npy(path("policy.npy"), r.policy,
-                    {std::size_t(p.nk), std::size_t(p.nK), std::size_t(2), std::size_t(2)});
-  report::write_npy(path("k_grid.npy"), r.k_grid, {r.k_grid.size()});
-  report::write_npy(path("K_grid.npy"), r.K_grid, {r.K_grid.size()});
-  report::write_npy(path("K_path.npy"), r.K_path, {r.K_path.size()});
-  report::write_npy(path("K_alm.npy"), r.K_alm, {r.K_alm.size()});
-  report::write_npy(path("z_path.npy"), r.z_path, {r.z_path.size()});
-  report::write_npy(path("k_final.npy"), r.k_final, {r.k_final.size()});
-  report::write_npy(path("employed_final.npy"), r.employed_final, {r.employed_final.size()});
+void write_arrays(report::OutputFolder& out, Params const& p, Result const& r) {
+  out.npy("policy", r.policy, {std::size_t(p.nk), std::size_t(p.nK), std::size_t(2), std::size_t(2)});
+  out.npy("k_grid", r.k_grid, {r.k_grid.size()});
+  out.npy("K_grid", r.K_grid, {r.K_grid.size()});
+  out.npy("K_path", r.K_path, {r.K_path.size()});
+  out.npy("K_alm", r.K_alm, {r.K_alm.size()});
+  out.npy("z_path", r.z_path, {r.z_path.size()});
+  out.npy("k_final", r.k_final, {r.k_final.size()});
+  out.npy("employed_final", r.employed_final, {r.employed_final.size()});
   std::vector<double> history;
   for (auto const& b : r.coeff_history) history.insert(history.end(), b.begin(), b.end());
-  report::write_npy(path("coeff_history.npy"), history, {r.coeff_history.size(), std::size_t(4)});
-  report::write_npy(path("transition.npy"), std::vector<double>(r.transition.begin(), r.transition.end()),
-                    {std::size_t(4), std::size_t(4)});
-  std::ofstream out(path("coeffs.txt"));
-  require(bool(out), "cannot write '" + path("coeffs.txt") + "'");
-  out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.coeffs[0], r.coeffs[1], r.coeffs[2], r.coeffs[3]);
+  out.npy("coeff_history", history, {r.coeff_history.size(), std::size_t(4)});
+  out.npy("transition", std::vector<double>(r.transition.begin(), r.transition.end()), {std::size_t(4), std::size_t(4)});
+  out.text("coeffs.txt", fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.coeffs[0], r.coeffs[1], r.coeffs[2], r.coeffs[3]));
 }
 
 report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes const& phases, Precision precision) {
@@ -282,7 +290,22 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       "each phase: wall time between two fences of the execution space; policy, panel and regression summed "
       "over the outer iterations; shocks once; accuracy = Euler errors, Den Haan test and output copies";
   rep.iterations = r.iterations;
-  rep.status = r.converged ? "converged" : "not_converged";
+  rep.status = r.converged ? cli::status::converged : cli::status::not_converged;
+  {
+    bool finite = std::isfinite(r.r_squared[0]) && std::isfinite(r.r_squared[1]);
+    for (double b : r.coeffs) finite = finite && std::isfinite(b);
+    for (double k : r.K_path) finite = finite && std::isfinite(k);
+    if (!finite) rep.status = cli::status::non_finite;
+  }
+  // A policy solve stopped by --policy-max-iter is not the policy of that law of motion: the last
+  // one makes the whole result unconverged; an early one is worth a warning.
+  bool const last_capped = r.policy_iterations_last >= p.policy_max_iter;
+  bool const first_capped = r.policy_iterations_first >= p.policy_max_iter;
+  if (last_capped && rep.status == cli::status::converged) rep.status = cli::status::not_converged;
+  if (first_capped && !last_capped)
+    cli::warn(fmt::format("krusell-smith: the first Euler-equation solve stopped at --policy-max-iter {} before "
+                          "meeting --policy-tol; later ones converged",
+                          p.policy_max_iter));
   int const T = p.periods;
   std::vector<double> Kt(r.K_path.begin() + p.discard, r.K_path.end());
   double const mean = std::accumulate(Kt.begin(), Kt.end(), 0.0) / double(Kt.size());
@@ -312,6 +335,7 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"policy_iterations_total", r.policy_iterations_total},
       {"policy_iterations_last", r.policy_iterations_last},
       {"policy_iterations_first", r.policy_iterations_first},
+      {"policy_stopped_by_cap", {{"first", first_capped}, {"last", last_capped}}},
       {"den_haan_accuracy", {{"max_error_pct", r.den_haan_max_pct}, {"mean_error_pct", r.den_haan_mean_pct}}},
       {"euler_errors",
        {{"k_cap", r.euler_k_cap},
@@ -376,7 +400,7 @@ class Command final : public cli::Command {
                    "(scratch in double on a GPU, where it is the fastest; power otherwise)")
         ->check(CLI::IsMember({"auto", "power", "bucket", "scratch"}))
         ->capture_default_str();
-    sub.add_option("--panel-teams", p.panel_teams,
+    o_.panel_teams = sub.add_option("--panel-teams", p.panel_teams,
                    "With --panel-locate scratch: teams per panel step, each copying the records once "
                    "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
                    "about one per thread)")
@@ -428,7 +452,7 @@ class Command final : public cli::Command {
                    "next period's policy interpolated at k', as Maliar, Maliar & Valli's INDIVIDUAL.m)")
         ->check(CLI::IsMember({"endogenous-grid", "time-iteration"}))
         ->capture_default_str();
-    sub.add_option("--policy-damping", p.policy_damping,
+    o_.policy_damping = sub.add_option("--policy-damping", p.policy_damping,
                    "Time iteration: weight of the Euler-equation update in the policy update")
         ->capture_default_str();
     sub.add_option("--initial-capital", p.initial_capital, "Capital of every agent in period 0")
@@ -459,7 +483,12 @@ class Command final : public cli::Command {
   }
 
   report::RunReport execute(cli::Context& context) override {
-    return run_params(context, resolve(o_, context.precision));
+    Params const p = resolve(o_, context.precision);
+    require(o_.panel_teams->count() == 0 || p.panel_locate != PanelLocate::automatic ||
+                context.resources.device_memory_bytes > 0,
+            "--panel-teams: on this host backend --panel-locate auto means power, which launches no teams; give "
+            "--panel-locate scratch");
+    return run_params(context, p);
   }
 
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
@@ -485,11 +514,27 @@ class Command final : public cli::Command {
 
  private:
   report::RunReport run_params(cli::Context& context, Params const& p) {
-    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    require_resources(context, p);
     run::PhaseTimes phases;
     Result const r = run(p, context.precision, context.progress, phases);
-    if (!context.output_dir.empty()) write_arrays(context.output_dir, p, r);
-    return make_report(p, r, phases, context.precision);
+    if (context.output) write_arrays(*context.output, p, r);
+    auto rep = make_report(p, r, phases, context.precision);
+    if (rep.status == cli::status::non_finite)
+      rep.results["non_finite"] = "the law of motion, its R^2 or the aggregate capital path is NaN or infinite";
+    return rep;
+  }
+
+  // Refuses a panel that cannot fit: per agent its capital (two copies) and its employment bits for
+  // every period (bit-packed shocks), on the device; the final cross-section (a sample of at most
+  // 100000 agents is written) on the host.
+  static void require_resources(cli::Context const& context, Params const& p) {
+    double const real = context.precision == Precision::f32 ? 4 : 8;
+    double const agents = double(p.agents);
+    double const grid = double(p.nk) * p.nK * 4 * 8 * 4;
+    double const device = agents * (2 * real + double(p.periods) / 8 + 4) + grid + double(p.periods) * 64;
+    double const host = std::min(agents, 1e5) * 12 * 2 + grid + double(p.periods) * 64;
+    cli::require_memory(context, device, host,
+                        fmt::format("krusell-smith --agents {} --periods {}", p.agents, p.periods));
   }
 
   Options o_;

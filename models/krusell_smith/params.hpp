@@ -145,6 +145,7 @@ inline void validate(Params const& p) {
   require(finite(p.mu) && p.mu >= 0 && p.mu < 1, "--mu must lie in [0, 1)");
   require(finite(p.z_good) && finite(p.z_bad) && p.z_bad > 0 && p.z_good > 0,
           "--z-good and --z-bad must be positive");
+  require(p.z_good > p.z_bad, "--z-good must exceed --z-bad (the good aggregate state is the more productive one)");
   require(finite(p.u_good) && p.u_good > 0 && p.u_good < 1, "--u-good must lie in (0, 1)");
   require(finite(p.u_bad) && p.u_bad > 0 && p.u_bad < 1, "--u-bad must lie in (0, 1)");
   require(finite(p.duration_z) && p.duration_z > 1, "--duration-z must exceed 1 period");

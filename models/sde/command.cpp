@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "models/sde/entry.hpp"
 #include "models/sde/params.hpp"
 #include "models/sde/result.hpp"
+#include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 
@@ -23,6 +26,26 @@ constexpr char const* noise_law_help =
     "fifth: the same ensemble statistics to the scheme's weak order, much cheaper; no single-path accuracy)";
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
+
+bool all_finite(std::vector<double> const& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// Marks a report whose results are not finite: the run is a failure (exit 3), not a number.
+void mark_non_finite(report::RunReport& r, std::string const& what) {
+  r.status = cli::status::non_finite;
+  r.results["non_finite"] = what;
+}
+
+// Memory of an ensemble run (ensemble.hpp): per path the state (dim Real), a winding count (int)
+// and the time sums (dim double, two more in SRK2's stage copies); per sample and point the moments.
+void require_ensemble_memory(cli::Context const& context, double paths_total, double samples, double points,
+                             int dim, int bins, std::string const& what) {
+  double const real = context.precision == Precision::f32 ? 4 : 8;
+  double const device = paths_total * (2 * dim * real + 4 + dim * 8) + samples * points * 2 * dim * 8 + points * bins * 4;
+  double const host = samples * points * 2 * dim * 8 * 3 + points * bins * 4;  // results, arrays, report
+  cli::require_memory(context, device, host, what);
+}
 
 // Rates, and the work of the timed integration phase for the comparison runner's roofline.
 void add_rates(nlohmann::json& results, double steps_total, std::string const& phase, double seconds,
@@ -49,16 +72,17 @@ class JosephsonCommand final : public cli::Command {
   }
 
   void add_options(CLI::App& sub) override {
-    sub.add_option("--gamma", p_.gamma, "Damping gamma")->capture_default_str();
-    sub.add_option("--amplitude,-a", p_.a, "Drive amplitude a")->capture_default_str();
+    fixed_["gamma"] = sub.add_option("--gamma", p_.gamma, "Damping gamma")->capture_default_str();
+    fixed_["a"] = sub.add_option("--amplitude,-a", p_.a, "Drive amplitude a")->capture_default_str();
     sub.add_option("--omega", p_.omega, "Drive angular frequency omega")->capture_default_str();
-    sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
-    sub.add_option("--force,-f", p_.f, "Constant bias force f")->capture_default_str();
+    fixed_["D"] = sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
+    fixed_["f"] = sub.add_option("--force,-f", p_.f, "Constant bias force f")->capture_default_str();
     sub.add_option("--steps-per-period", p_.steps_per_period, "Time steps per drive period (dt = 2 pi / omega / this)")
         ->capture_default_str();
     sub.add_option("--periods", p_.periods, "Run length in drive periods")->capture_default_str();
     sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>>")->capture_default_str();
-    sub.add_option("--paths", p_.paths, "Trajectories per parameter value (paper: 2^19)")->capture_default_str();
+    sub.add_option("--paths", p_.paths, "Trajectories per parameter value (paper: 2^19; at least 2 for an error bar)")
+        ->capture_default_str();
     sub.add_option("--sample-every", p_.sample_every, "Steps between on-device ensemble samples")->capture_default_str();
     sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 1 at the end")->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
@@ -72,7 +96,13 @@ class JosephsonCommand final : public cli::Command {
 
   report::RunReport execute(cli::Context& context) override {
     p_.sweeps.clear();
-    for (auto const& s : sweep_text_) p_.sweeps.push_back(parse_sweep(s));
+    for (auto const& s : sweep_text_) {
+      p_.sweeps.push_back(parse_sweep(s));
+      auto const it = fixed_.find(p_.sweeps.back().name);
+      if (it != fixed_.end() && it->second->count() > 0)
+        throw InvalidInput(fmt::format("--sweep {} sets {} at every sweep point: leave out {}", s,
+                                       p_.sweeps.back().name, it->second->get_name()));
+    }
     return solve_and_report(p_, context);
   }
 
@@ -88,11 +118,15 @@ class JosephsonCommand final : public cli::Command {
     auto const& res = r.results;
     auto const& v = res["mean_velocity"];
     std::string s;
+    auto number = [](nlohmann::json const& x, char const* format) {
+      return x.is_number() && std::isfinite(x.get<double>()) ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("n/a");
+    };
     if (v.size() == 1)
-      s = fmt::format("<<v>> = {:.4f} +- {:.4f}", v[0].get<double>(), res["mean_velocity_error"][0].get<double>());
+      s = "<<v>> = " + number(v[0], "{:.4f}") + " +- " + number(res["mean_velocity_error"][0], "{:.4f}");
     else {
       double lo = 1e300, hi = -1e300;
-      for (auto const& x : v) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
+      for (auto const& x : v)
+        if (x.is_number()) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
       s = fmt::format("<<v>> in [{:.4f}, {:.4f}] over {} sweep points", lo, hi, v.size());
     }
     if (res.contains("steps_per_second")) s += fmt::format(", {:.3g} steps/s", res["steps_per_second"].get<double>());
@@ -112,7 +146,18 @@ class JosephsonCommand final : public cli::Command {
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
     r.parameters["sweeps"] = sweeps;
-    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    {
+      double points = 1;
+      for (auto const& s : p.sweeps) points *= s.n;
+      double const steps = double(p.periods) * p.steps_per_period;
+      double const samples = std::ceil(steps / p.sample_every);
+      require_ensemble_memory(context, points * p.paths, samples, points, 2, p.bins,
+                              fmt::format("josephson with --paths {} x {} sweep points", p.paths, points));
+      double const path_steps = points * p.paths * steps;
+      if (path_steps > 1e14)
+        cli::warn(fmt::format("josephson: {:.3g} path steps (--paths x sweep points x --periods x "
+                              "--steps-per-period); this takes very long", path_steps));
+    }
 
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& e = res.ensemble;
@@ -123,7 +168,8 @@ class JosephsonCommand final : public cli::Command {
     std::vector<double> vbar(P), verr(P), xfinal(P), vfinal(P), xvar(P), vvar(P);
     for (int q = 0; q < P; ++q) {
       vbar[q] = e.time_average[q * dim + 1];
-      verr[q] = e.time_average_error[q * dim + 1];
+      // The spread of one path's average says nothing: with one path the error bar is undefined.
+      verr[q] = p.paths >= 2 ? e.time_average_error[q * dim + 1] : std::numeric_limits<double>::quiet_NaN();
       std::size_t const last = (std::size_t(S - 1) * P + q) * dim;
       xfinal[q] = e.mean[last];
       vfinal[q] = e.mean[last + 1];
@@ -141,7 +187,8 @@ class JosephsonCommand final : public cli::Command {
     out["mean_velocity"] = vbar;
     out["mean_velocity_error"] = verr;
     out["mean_velocity_note"] = "<<v>>: time average of v over steps after the transient, averaged over paths; "
-                                "error = standard deviation of the per-path averages / sqrt(paths)";
+                                "error = standard deviation of the per-path averages / sqrt(paths); null (undefined) "
+                                "with one path";
     out["final_mean_x"] = xfinal;
     out["final_variance_x"] = xvar;
     out["final_mean_v"] = vfinal;
@@ -157,11 +204,15 @@ class JosephsonCommand final : public cli::Command {
     if (p.stepper == "srk2" && out.contains("steps_per_second"))
       out["gflops_paper_count"] = out["steps_per_second"].get<double>() * paper_josephson_srk2_flops * 1e-9;
 
-    if (!context.output_dir.empty()) write_arrays(context.output_dir, res);
+    r.status = cli::status::ok;
+    if (!all_finite(vbar) || !all_finite(xfinal) || !all_finite(vfinal))
+      mark_non_finite(r, "<<v>> or the final ensemble mean is NaN or infinite: the integration diverged (check "
+                         "--gamma, --amplitude, --force and --steps-per-period)");
+    if (context.output) write_arrays(*context.output, res, p.paths >= 2);
     return r;
   }
 
-  static void write_arrays(std::string const& dir, JosephsonResult const& res) {
+  static void write_arrays(report::OutputFolder& out, JosephsonResult const& res, bool error_defined) {
     auto const& e = res.ensemble;
     int const P = e.params, dim = e.dim, S = e.samples;
     std::vector<std::size_t> pshape;
@@ -171,30 +222,33 @@ class JosephsonCommand final : public cli::Command {
       return front;
     };
     std::vector<double> vbar(P), verr(P);
-    for (int q = 0; q < P; ++q) vbar[q] = e.time_average[q * dim + 1], verr[q] = e.time_average_error[q * dim + 1];
-    report::write_npy(dir + "/mean_velocity.npy", vbar, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
-    report::write_npy(dir + "/mean_velocity_error.npy", verr, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
+    for (int q = 0; q < P; ++q) {
+      vbar[q] = e.time_average[q * dim + 1];
+      verr[q] = error_defined ? e.time_average_error[q * dim + 1] : std::numeric_limits<double>::quiet_NaN();
+    }
+    out.npy("mean_velocity", vbar, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
+    out.npy("mean_velocity_error", verr, pshape.empty() ? std::vector<std::size_t>{1} : pshape);
     for (std::size_t i = 0; i < res.axis_names.size(); ++i)
-      report::write_npy(dir + "/sweep_" + res.axis_names[i] + ".npy", res.axis_values[i], {res.axis_values[i].size()});
+      out.npy("sweep_" + res.axis_names[i], res.axis_values[i], {res.axis_values[i].size()});
     std::vector<double> t(S);
     for (int s = 0; s < S; ++s) t[s] = double(e.sample_steps[s]) * res.dt;
-    report::write_npy(dir + "/t.npy", t, {std::size_t(S)});
+    out.npy("t", t, {std::size_t(S)});
     char const* names[2] = {"x", "v"};
     for (int k = 0; k < dim; ++k) {
       std::vector<double> m(std::size_t(S) * P), v(std::size_t(S) * P);
       for (std::size_t i = 0; i < m.size(); ++i) m[i] = e.mean[i * dim + k], v[i] = e.variance[i * dim + k];
-      report::write_npy(dir + "/mean_" + names[k] + ".npy", m, with({std::size_t(S)}, pshape));
-      report::write_npy(dir + "/variance_" + names[k] + ".npy", v, with({std::size_t(S)}, pshape));
+      out.npy(std::string("mean_") + names[k], m, with({std::size_t(S)}, pshape));
+      out.npy(std::string("variance_") + names[k], v, with({std::size_t(S)}, pshape));
     }
     std::vector<double> centers(e.bins);
     for (int b = 0; b < e.bins; ++b) centers[b] = (b + 0.5) / e.bins;
-    report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
-    report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(e.histogram),
-                      with(pshape, {std::size_t(e.bins)}));
+    out.npy("x_bins", centers, {centers.size()});
+    out.npy("histogram", std::span<const std::int32_t>(e.histogram), with(pshape, {std::size_t(e.bins)}));
   }
 
   JosephsonParams p_;
   std::vector<std::string> sweep_text_;
+  std::map<std::string, CLI::Option*> fixed_;  // the options a --sweep of that name replaces
 };
 
 // ------------------------------------------------------------------------------------ kuramoto
@@ -241,14 +295,19 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--noise-law", p_.noise_law, noise_law_help)->capture_default_str();
     sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
         ->capture_default_str();
-    sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
-    sub.add_option("--column-splits", p_.column_splits,
+    tile_ = sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
+    splits_ = sub.add_option("--column-splits", p_.column_splits,
                    "All pairs: teams sharing a row tile, each over a share of the columns (0: enough to fill the "
                    "device, 1 on hosts)")
         ->capture_default_str();
   }
 
-  report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
+  report::RunReport execute(cli::Context& context) override {
+    if (p_.coupling != "all-pairs")
+      for (auto* o : {tile_, splits_})
+        require(o->count() == 0, o->get_name() + " applies to --coupling all-pairs only (the mean field has no tiles)");
+    return solve_and_report(p_, context);
+  }
 
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
     KuramotoParams p;
@@ -278,7 +337,21 @@ class KuramotoCommand final : public cli::Command {
                     {"stepper", p.stepper}, {"noise_law", p.noise_law}, {"coupling", p.coupling}, {"tile", p.tile},
                     {"column_splits", p.column_splits},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
-    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    {
+      double const n = p.oscillators, samples = std::ceil(double(p.steps) / p.sample_every);
+      double const real = context.precision == Precision::f32 ? 4 : 8;
+      // Phases, stage copies, drifts and frequencies per oscillator; r, psi and the histogram per sample.
+      double const device = n * 8 * real + samples * (16 + 4.0 * p.bins);
+      double const host = samples * (16 + 4.0 * p.bins) * 3;
+      cli::require_memory(context, device, host, fmt::format("kuramoto with -N {}", p.oscillators));
+      if (p.coupling == "all-pairs") {
+        double const pairs = n * n * double(p.steps) * (p.stepper == "srk2" ? 2 : 1);
+        if (pairs > 1e13)
+          cli::warn(fmt::format("kuramoto --coupling all-pairs: {:.3g} pair interactions (N^2 per drift evaluation, "
+                                "-N {} x --steps {}); this takes very long (progress every sample)",
+                                pairs, p.oscillators, p.steps));
+      }
+    }
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& k = res.kuramoto;
     r.iterations = k.steps_done;
@@ -305,21 +378,25 @@ class KuramotoCommand final : public cli::Command {
                               "Philox integer ops not; per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
-    if (!context.output_dir.empty()) {
-      auto const& dir = context.output_dir;
-      report::write_npy(dir + "/t.npy", t, {t.size()});
-      report::write_npy(dir + "/r.npy", k.r, {k.r.size()});
-      report::write_npy(dir + "/psi.npy", k.psi, {k.psi.size()});
+    r.status = cli::status::ok;
+    if (!all_finite(k.r) || !all_finite(k.psi))
+      mark_non_finite(r, "the order parameter r(t) or its phase is NaN or infinite: the integration diverged");
+    if (context.output) {
+      auto& o = *context.output;
+      o.npy("t", t, {t.size()});
+      o.npy("r", k.r, {k.r.size()});
+      o.npy("psi", k.psi, {k.psi.size()});
       std::vector<double> centers(k.bins);
       for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
-      report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
-      report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(k.histogram),
-                        {std::size_t(k.samples), std::size_t(k.bins)});
+      o.npy("x_bins", centers, {centers.size()});
+      o.npy("histogram", std::span<const std::int32_t>(k.histogram), {std::size_t(k.samples), std::size_t(k.bins)});
     }
     return r;
   }
 
   KuramotoParams p_;
+  CLI::Option* tile_ = nullptr;
+  CLI::Option* splits_ = nullptr;
 };
 
 }  // namespace

@@ -365,7 +365,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
         space.fence("parity::sde::progress");
         last_report = clock.seconds();
         progress.update({label + " steps", step, -1.0, last_report,
-                         std::to_string(step) + "/" + std::to_string(cfg.steps) + " steps, " + std::to_string(total) + " paths"});
+                         std::to_string(total) + " paths", cfg.steps});
       }
     }
     r.steps_done = step;

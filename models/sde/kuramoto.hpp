@@ -519,7 +519,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
         space.fence("parity::sde::kuramoto_progress");
         last = clock.seconds();
         progress.update({"kuramoto steps", step, -1.0, last,
-                         std::to_string(step) + "/" + std::to_string(c.steps) + " steps, " + std::to_string(n) + " oscillators"});
+                         std::to_string(n) + " oscillators", c.steps});
       }
     }
     r.steps_done = step;

@@ -10,9 +10,9 @@ namespace parity::sde {
 void validate(JosephsonParams const& p) {
   require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
   require(std::isfinite(p.omega) && p.omega > 0, "--omega must be positive");
-  require(std::isfinite(p.a), "--a must be finite");
-  require(std::isfinite(p.f), "--f must be finite");
-  require(std::isfinite(p.D) && p.D >= 0, "--D (noise intensity) must be >= 0");
+  require(std::isfinite(p.a), "--amplitude (-a) must be finite");
+  require(std::isfinite(p.f), "--force (-f) must be finite");
+  require(std::isfinite(p.D) && p.D >= 0, "--noise (-D), the noise intensity, must be >= 0");
   require(p.steps_per_period >= 4 && p.steps_per_period <= 1000000, "--steps-per-period must be in [4, 1e6]");
   require(p.periods >= 1, "--periods must be >= 1");
   require(p.periods <= (long(1) << 40) / p.steps_per_period, "--periods * --steps-per-period is too large");
@@ -39,13 +39,22 @@ void validate(JosephsonParams const& p) {
 }
 
 void validate(KuramotoParams const& p) {
-  require(p.oscillators >= 2 && p.oscillators <= (1 << 30), "--oscillators must be in [2, 2^30]");
-  require(std::isfinite(p.K), "--K must be finite");
+  require(p.oscillators >= 2 && p.oscillators <= (1 << 30), "--oscillators (-N) must be in [2, 2^30]");
+  require(std::isfinite(p.K), "--coupling-strength (-K) must be finite");
   require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
-  require(std::isfinite(p.D) && p.D >= 0, "--D (noise intensity) must be >= 0");
+  require(std::isfinite(p.D) && p.D >= 0, "--noise (-D), the noise intensity, must be >= 0");
   require(std::isfinite(p.omega_mean), "--omega-mean must be finite");
   require(std::isfinite(p.omega_spread) && p.omega_spread >= 0, "--omega-spread must be >= 0");
   require(std::isfinite(p.dt) && p.dt > 0, "--dt must be positive");
+  // One step may move a phase by at most about a radian through the drift and the noise: beyond
+  // that the scheme no longer follows the SDE and r(t) is noise.
+  double const rate = (std::abs(p.K) + std::abs(p.omega_mean) + 3 * p.omega_spread + 2 * p.D) / p.gamma;
+  if (rate > 0) {
+    std::ostringstream m;
+    m << "--dt " << p.dt << " is too large: a step moves a phase by about dt (|K| + |omega_mean| + 3 omega_spread "
+      << "+ 2 D) / gamma = " << p.dt * rate << " radians; use --dt <= " << 0.5 / rate;
+    require(p.dt * rate <= 0.5, m.str());
+  }
   require(p.steps >= 1, "--steps must be >= 1");
   require(p.sample_every >= 1, "--sample-every must be >= 1");
   require(p.bins >= 1 && p.bins <= 100000, "--bins must be in [1, 100000]");

@@ -27,9 +27,14 @@ class Command final : public cli::Command {
         ->check(CLI::IsMember({"tiny", "small", "full"}))
         ->capture_default_str();
   }
-  report::RunReport execute(cli::Context&) override { return measure_report(sizes_for(size_), size_); }
-  report::RunReport run_default(cli::Context&, cli::Size size) override {
-    return size == cli::Size::small ? measure_report(sizes_for("tiny"), "tiny") : measure_report(sizes_for("small"), "small");
+  // The probes write no arrays (--precision is accepted for the comparison runner; they measure both).
+  bool writes_arrays() const override { return false; }
+  report::RunReport execute(cli::Context& context) override {
+    return measure_report(context, sizes_for(size_), size_);
+  }
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    return size == cli::Size::small ? measure_report(context, sizes_for("tiny"), "tiny")
+                                    : measure_report(context, sizes_for("small"), "small");
   }
   std::string summarize(report::RunReport const& r) const override {
     return fmt::format("copy {:.1f} GB/s, fp32 {:.1f} GFLOP/s, fp64 {:.1f} GFLOP/s",
@@ -38,7 +43,13 @@ class Command final : public cli::Command {
   }
 
  private:
-  static report::RunReport measure_report(Sizes const& s, std::string const& label) {
+  static report::RunReport measure_report(cli::Context& context, Sizes const& s, std::string const& label) {
+    // Two copy arrays of doubles.
+    cli::require_memory(context, 2.0 * 8 * double(s.copy_elements), 0, "probe --size " + label);
+    context.progress.message(fmt::format("probe: copy of {} and FMA chains of {} threads x {} iterations, best of {} "
+                                         "(one result line when done)",
+                                         cli::format_bytes(8.0 * double(s.copy_elements)), s.fma_threads,
+                                         s.fma_iterations, s.repetitions));
     report::RunReport r;
     r.model = "probe";
     r.timing_note = "best of `repetitions` fenced kernel launches after one warm-up, per probe";
@@ -49,6 +60,7 @@ class Command final : public cli::Command {
                     {"repetitions", s.repetitions}};
     auto const start = std::chrono::steady_clock::now();
     auto const m = run(s);  // fences internally
+    r.status = cli::status::ok;
     r.phases.add("probe", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     r.results = {{"copy_GBps", m.copy_bytes_per_second * 1e-9},
                  {"fp32_GFLOPs", m.fp32_flops * 1e-9},

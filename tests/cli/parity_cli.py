@@ -9,10 +9,22 @@ EXE = sys.argv.pop(1)
 ENV = dict(os.environ, OMP_PROC_BIND="false")
 
 
-def run(*args, timeout=120):
-    """Runs the executable with no standard input; a hang fails the test through the timeout."""
-    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          stdin=subprocess.DEVNULL)
+def run(*args, timeout=120, env=None):
+    """Runs the executable with no standard input; a hang fails the test through the timeout.
+    `env`: variables to set on top of the test environment."""
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout,
+                          env=dict(ENV, **(env or {})), stdin=subprocess.DEVNULL)
+
+
+def run_briefly(*args, seconds=10):
+    """Runs a command that would take very long for a few seconds and returns what it wrote to
+    stderr before it was stopped (or by the time it ended)."""
+    try:
+        r = subprocess.run([EXE, *args], capture_output=True, timeout=seconds, env=ENV, stdin=subprocess.DEVNULL)
+        err = r.stderr
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr or b""
+    return err.decode() if isinstance(err, bytes) else err
 
 
 class CliTestCase(unittest.TestCase):

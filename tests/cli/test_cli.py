@@ -11,8 +11,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
-def parity(*args, timeout=120):
-    return run(*args, timeout=timeout)
+def parity(*args, timeout=120, env=None):
+    return run(*args, timeout=timeout, env=env)
+
+
+COMMANDS = ("info", "run", "dual-control", "krusell-smith", "josephson", "kuramoto", "cubature", "probe")
 
 
 class Cli(CliTestCase):
@@ -51,7 +54,135 @@ class Cli(CliTestCase):
         self.assertEqual(r.returncode, 2)
 
     def test_unknown_command(self):
-        self.assert_bad_input(parity("frobnicate"), "subcommand")
+        self.assert_bad_input(parity("frobnicate"), "unknown command 'frobnicate'")
+
+    def test_mistyped_command_suggests_the_nearest(self):
+        r = parity("dual-contrl", "--grid", "8,8,8")
+        self.assert_bad_input(r, "unknown command 'dual-contrl'")
+        self.assertIn("did you mean 'dual-control'", r.stderr)
+        r = parity("--threads", "2", "kuramato")
+        self.assert_bad_input(r, "did you mean 'kuramoto'")
+
+    def test_version(self):
+        r = parity("--version")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"^parity \d+\.\d+\.\d+ \(commit [0-9a-f]+")
+        self.assertRegex(r.stdout, r"(serial|openmp|cuda) backend")
+
+    def test_threads_beyond_the_backend_limit(self):
+        # Past Kokkos' OpenMP limit of 512 the backend hangs or crashes: refused before it starts.
+        info = json.loads(Path(self.info_json()).read_text())
+        r = parity("--threads", "513", "info", timeout=30)
+        if info["backend"]["backend"] == "openmp":
+            self.assert_bad_input(r, "at most 512 threads")
+            self.assert_bad_input(parity("--threads", "1000", "info", timeout=30), "--threads 1000")
+            self.assert_bad_input(parity("josephson", "--threads", "520", "--paths", "4", timeout=30), "--threads")
+            self.assert_bad_input(parity("info", env={"OMP_NUM_THREADS": "1000"}, timeout=30), "OMP_NUM_THREADS=1000")
+            self.assert_bad_input(parity("info", env={"OMP_NUM_THREADS": "lots"}, timeout=30), "OMP_NUM_THREADS")
+        self.assertNotEqual(r.returncode, 1)
+
+    def info_json(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: __import__("shutil").rmtree(d))
+        path = os.path.join(d, "info.json")
+        self.assertEqual(parity("info", "--json", path).returncode, 0)
+        return path
+
+    def test_threads_messages_are_plain(self):
+        r = parity("--threads", "abc", "info")
+        self.assert_bad_input(r, "--threads: 'abc' is not a whole number")
+        self.assertNotIn("2.22507e-308", r.stderr)
+        self.assert_bad_input(parity("--threads", "0", "info"), "--threads")
+        self.assert_bad_input(parity("--device-id", "x", "info"), "--device-id")
+
+    def test_help_of_every_command(self):
+        for command in COMMANDS:
+            r = parity(command, "--help")
+            self.assertEqual(r.returncode, 0, command)
+            for text in ("--threads", "--device-id", "Exit status", "non_finite", "budget_exhausted"):
+                self.assertIn(text, r.stdout, f"{command} --help lacks {text}")
+            # no parser internals
+            self.assertNotIn("ENUM:", r.stdout, command)
+            self.assertNotIn("[[", r.stdout, command)
+        r = parity("run", "--help")
+        for model in ("dual-control", "krusell-smith", "josephson", "kuramoto", "cubature"):
+            self.assertIn(model, r.stdout)
+        self.assertIn("float", r.stdout)
+        self.assertIn("[double]", parity("josephson", "--help").stdout)  # defaults shown
+
+    def test_json_probe_leaves_other_files_alone(self):
+        # The writability check must not touch <name>.tmp (or anything but the named file).
+        with tempfile.TemporaryDirectory() as d:
+            tmp = os.path.join(d, "x.json.tmp")
+            Path(tmp).write_text("the user's")
+            r = parity("info", "--json", os.path.join(d, "x.json"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(Path(tmp).read_text(), "the user's")
+            self.assertEqual(sorted(os.listdir(d)), ["x.json", "x.json.tmp"])
+
+    def test_json_and_output_checked_before_any_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            a_file = os.path.join(d, "file")
+            Path(a_file).write_text("")
+            # Each would run for minutes were the check made after the solve.
+            long_run = ["josephson", "--paths", "1048576", "--periods", "100000"]
+            r = parity(*long_run, "--json", d, timeout=30)
+            self.assert_bad_input(r, "is a directory")
+            self.assert_bad_input(parity(*long_run, "--output", a_file, timeout=30), "is a file")
+            self.assert_bad_input(parity(*long_run, "--output", "/proc/x", timeout=30), "/proc")
+            self.assert_bad_input(parity(*long_run, "--json", "/proc/x.json", timeout=30), "/proc")
+            self.assert_bad_input(parity(*long_run, "--json", os.path.join(d, "no", "x.json"), timeout=30),
+                                  "does not exist")
+            self.assert_bad_input(parity("run", "--all", "--json", d, timeout=30), "is a directory")
+            self.assertEqual(sorted(os.listdir(d)), ["file"])
+
+    def test_refused_run_leaves_no_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "new", "arrays")
+            r = parity("dual-control", "--grid", "1000,1000,1000", "--output", out, timeout=30)
+            self.assert_bad_input(r, "GiB")
+            self.assertIn("--grid 1000,1000,1000", r.stderr)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_run_writes_one_folder_per_model_with_a_manifest(self):
+        with tempfile.TemporaryDirectory() as d:
+            report = os.path.join(d, "runs.json")
+            r = parity("run", "--model", "josephson", "--model", "kuramoto", "--output", d, "--json", report, "-q",
+                       timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            for model in ("josephson", "kuramoto"):
+                folder = Path(d) / model
+                manifest = json.loads((folder / "manifest.json").read_text())
+                self.assertEqual(set(manifest), {"schema", "command", "model", "arrays", "report"})
+                self.assertEqual(manifest["schema"], "parity.output/1")
+                self.assertEqual(manifest["command"], "run")
+                self.assertEqual(manifest["model"], model)
+                self.assertEqual(manifest["report"], "../runs.json")
+                self.assertIn("histogram", manifest["arrays"])
+                for name, file in manifest["arrays"].items():
+                    self.assertEqual(file, name + ".npy")
+                    self.assertTrue((folder / file).is_file(), file)
+                self.assertEqual(sorted(p.name for p in folder.iterdir()),
+                                 sorted(list(manifest["arrays"].values()) + ["manifest.json"]))
+            self.assertIn("mean_velocity", json.loads((Path(d) / "josephson" / "manifest.json").read_text())["arrays"])
+            self.assertIn("r", json.loads((Path(d) / "kuramoto" / "manifest.json").read_text())["arrays"])
+            self.assertFalse((Path(d) / "histogram.npy").exists())
+
+    def test_run_all_excludes_model(self):
+        self.assert_bad_input(parity("run", "--all", "--model", "cubature"), "--all")
+
+    def test_run_in_float_succeeds(self):
+        r = parity("run", "--model", "cubature", "--precision", "float", timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("[converged]", r.stdout)
+
+    def test_counts_take_one_syntax(self):
+        # 1e6 is a count everywhere; 1.5 and out-of-range values are refused with the option's name.
+        r = parity("krusell-smith", "--agents", "1e6", "--z-good", "0.5")
+        self.assert_bad_input(r, "--z-good")
+        self.assert_bad_input(parity("krusell-smith", "--agents", "1.5"), "--agents: '1.5' is not a whole number")
+        self.assert_bad_input(parity("josephson", "--paths", "1e10"), "--paths")
+        self.assert_bad_input(parity("cubature", "--max-evals", "2.5"), "--max-evals: '2.5' is not a whole number")
 
     def test_unknown_option(self):
         self.assert_bad_input(parity("info", "--bogus"), "--bogus")

@@ -35,4 +35,11 @@ class Session {
 
 BackendInfo describe_backend();
 
+// Facts known before Kokkos starts, for checking --threads and printing --version.
+struct BackendLimits {
+  std::string backend;  // serial | openmp | cuda
+  int max_threads = 0;  // the most host threads the backend can run (0: it takes no thread count)
+};
+BackendLimits backend_limits();
+
 }  // namespace parity::run

@@ -25,6 +25,24 @@ class CubatureCli(CliTestCase):
                        "--max-host-memory-mb"):
             self.assertIn(option, r.stdout)
 
+    def test_plain_messages_and_help(self):
+        r = parity("cubature", "--max-evals", "1e30")
+        self.assert_bad_input(r, "--max-evals: 1e30 is out of range")
+        self.assertNotIn("positive whole number", r.stderr)
+        self.assert_bad_input(parity("cubature", "--rel-tol", "inf"), "--rel-tol: 'inf' is not a finite number")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "10"), "--rel-tol must lie in [0, 1)")
+        self.assert_bad_input(parity("cubature", "--mode", "fast"), "--mode")
+        help_text = parity("cubature", "--help").stdout
+        self.assertNotIn("ENUM", help_text)
+        self.assertNotIn("[[", help_text)
+        self.assertNotIn("->", help_text)
+
+    def test_ignored_parameters_refused(self):
+        self.assert_bad_input(parity("cubature", "--integrand", "f1", "--a", "2"), "--a")
+        self.assert_bad_input(parity("cubature", "--integrand", "f2", "--u", "0.3"), "--u")
+        self.assert_bad_input(parity("cubature", "--sweep", "a:1:2:3", "--a", "2"), "leave out --a")
+        self.assert_bad_input(parity("probe", "--output", "x"), "--output")
+
     def test_good_run_report(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
@@ -60,7 +78,7 @@ class CubatureCli(CliTestCase):
             self.assertIn("budget_exhausted", r.stderr)
             with open(path) as f:
                 doc = json.load(f)
-        self.assertEqual(doc["status"], "not_converged")
+        self.assertEqual(doc["status"], "budget_exhausted")
         self.assertEqual(doc["results"]["status"], "budget_exhausted")
         self.assertLessEqual(doc["results"]["evaluations"], 200000)
 

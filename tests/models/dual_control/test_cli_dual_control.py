@@ -10,7 +10,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
-from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
+from parity_cli import CliTestCase, run, run_briefly  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
@@ -45,6 +45,50 @@ class DualControlCli(CliTestCase):
         self.assert_rejected(["--omega", "0"], "omega")
         self.assert_rejected(["--tol", "-1"], "--tol")
         self.assert_rejected(["--algorithm", "fast"], "--algorithm")
+
+    def test_meaningless_or_ignored_input(self):
+        self.assert_rejected(["--tol", "10"], "--tol")
+        self.assert_rejected(["--tol", "1"], "--tol")
+        self.assert_rejected(["--tol-myopic", "2"], "--tol-myopic")
+        self.assert_rejected(["--policy", "myopic", "--evaluation-sweeps", "5"], "--evaluation-sweeps")
+        self.assert_rejected(["--policy", "inert", "--evaluation-sweeps", "5"], "--evaluation-sweeps")
+
+    def test_cap_spent_by_myopic_start_is_reported(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "optimal", "--grid", "8,8,4", "--max-iter", "1", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("myopic warm start", r.stdout)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["status"], "not_converged")
+        self.assertEqual(doc["results"]["stopped_in"], "myopic warm start")
+
+    def test_grid_that_cannot_fit_is_refused(self):
+        r = parity("--grid", "1000,1000,1000", timeout=30)
+        self.assert_bad_input(r, "--grid 1000,1000,1000")
+        self.assertRegex(r.stderr, r"needs about [0-9.]+ GiB")
+        # counts in exponent form are counts
+        self.assert_bad_input(parity("--grid", "1e3,1e3,1e3", timeout=30), "GiB")
+
+    def test_long_simulation_warns(self):
+        err = run_briefly("dual-control", "--policy", "inert", "--grid", "4,4,4", "--simulate-paths", "1e12",
+                          "--quiet", seconds=8)
+        self.assertIn("warning: dual-control: --simulate-paths 1000000000000", err)
+
+    def test_manifest_lists_only_this_runs_arrays(self):
+        with tempfile.TemporaryDirectory() as d:
+            stale = os.path.join(d, "V_myopic.npy")
+            np.save(stale, np.zeros(3))
+            r = parity("--policy", "inert", "--grid", "9,3,3", "--output", d, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(d, "manifest.json")) as f:
+                manifest = json.load(f)
+            self.assertEqual(manifest["model"], "dual_control")
+            self.assertEqual(manifest["command"], "dual-control")
+            self.assertIsNone(manifest["report"])
+            self.assertEqual(set(manifest["arrays"]), {"x", "mu", "Sigma", "V", "u"})
+            self.assertTrue(os.path.exists(stale))  # never deleted: it may be the user's
 
     def test_inert_run_report_and_arrays(self):
         with tempfile.TemporaryDirectory() as d:

@@ -43,6 +43,26 @@ class KrusellSmithCli(CliTestCase):
         self.assert_bad_input(parity("--burn-in", "-1"), "--burn-in")
         self.assert_bad_input(parity("--panel-teams", "-1"), "--panel-teams")
         self.assert_bad_input(parity("--policy-damping", "0"), "--policy-damping")
+
+    def test_policy_stopped_by_its_cap_is_not_converged(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity(*SMALL, "--policy-max-iter", "3", "--max-iter", "2", "--json", path)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["status"], "not_converged")
+        self.assertTrue(doc["results"]["policy_stopped_by_cap"]["last"])
+
+    def test_meaningless_or_ignored_input(self):
+        self.assert_bad_input(parity("--z-good", "0.98"), "--z-good must exceed --z-bad")
+        self.assert_bad_input(parity("--grid", "4,2"), "too few")
+        self.assert_bad_input(parity("--policy-damping", "0.5"), "--policy-damping applies")
+        self.assert_bad_input(parity("--panel-teams", "4", "--panel-locate", "power"), "--panel-teams")
+        self.assert_bad_input(parity("--agents", "1.5"), "--agents")
+        r = parity("--agents", "68719476736", timeout=30)
+        self.assert_bad_input(r, "--agents 68719476736")
+        self.assertRegex(r.stderr, r"needs about [0-9.]+ TiB")
         self.assert_bad_input(parity("--beta", "1.2"), "--beta")
         self.assert_bad_input(parity("--discard", "2000"), "--discard")
         self.assert_bad_input(parity("--init-coeffs", "1,2,3"), "--init-coeffs")

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
-from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
+from parity_cli import CliTestCase, run, run_briefly  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120):
@@ -19,7 +19,7 @@ class SdeCli(CliTestCase):
     def test_bad_josephson_input(self):
         self.assert_bad_input(parity("josephson", "--paths", "-5"), "--paths")
         self.assert_bad_input(parity("josephson", "--gamma", "0"), "--gamma")
-        self.assert_bad_input(parity("josephson", "--noise", "-1"), "--D")
+        self.assert_bad_input(parity("josephson", "--noise", "-1"), "--noise")
         self.assert_bad_input(parity("josephson", "--periods", "10", "--transient", "10"), "--transient")
         self.assert_bad_input(parity("josephson", "--sweep", "a:0:1"), "NAME:LO:HI:N")
         self.assert_bad_input(parity("josephson", "--sweep", "a:0:x:3"), "numbers")
@@ -35,6 +35,66 @@ class SdeCli(CliTestCase):
         self.assert_bad_input(parity("kuramoto", "--coupling", "all-pairs", "-N", "4000000"), "2^20")
         self.assert_bad_input(parity("kuramoto", "--column-splits", "17"), "--column-splits")
         self.assert_bad_input(parity("kuramoto", "--noise-law", "two-point"), "--noise-law")
+
+    def test_messages_name_options_that_exist(self):
+        for args, option in ((("josephson", "--noise", "-1"), "--noise"), (("josephson", "-f", "nan"), "--force"),
+                             (("josephson", "-a", "inf"), "--amplitude"), (("kuramoto", "-K", "nan"), "--coupling-strength"),
+                             (("kuramoto", "-D", "-1"), "--noise")):
+            r = parity(*args)
+            self.assert_bad_input(r, option)
+            for phantom in ("--D ", "--f ", "--K ", "--a "):
+                self.assertNotIn(phantom, r.stderr + r.stdout)
+
+    def test_ignored_options_refused(self):
+        self.assert_bad_input(parity("josephson", "--sweep", "a:0:1:3", "--amplitude", "2"), "--amplitude")
+        self.assert_bad_input(parity("josephson", "--sweep", "D:0:1:3", "-D", "0.1"), "--noise")
+        self.assert_bad_input(parity("kuramoto", "--tile", "64"), "--tile")
+        self.assert_bad_input(parity("kuramoto", "--column-splits", "2"), "--column-splits")
+
+    def test_meaningless_step_refused(self):
+        self.assert_bad_input(parity("kuramoto", "--dt", "1e6"), "--dt")
+        self.assert_bad_input(parity("kuramoto", "--dt", "1"), "--dt")
+
+    def test_resources_estimated_before_allocating(self):
+        r = parity("josephson", "--paths", "2147483647", timeout=60)
+        self.assert_bad_input(r, "--paths 2147483647")
+        self.assertRegex(r.stderr, r"needs about [0-9.]+ GiB")
+        self.assert_bad_input(parity("kuramoto", "-N", "1073741824", timeout=60), "GiB")
+
+    def test_all_pairs_warns_of_quadratic_work(self):
+        err = run_briefly("kuramoto", "-N", "1048576", "--coupling", "all-pairs", "--steps", "100", seconds=8)
+        self.assertIn("warning: kuramoto --coupling all-pairs", err)
+        self.assertIn("pair interactions", err)
+
+    def test_non_finite_result_exits_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("josephson", "--gamma", "1e300", "--paths", "64", "--periods", "10", "--transient", "1",
+                       "--json", path, "-q")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("not finite", r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["status"], "non_finite")
+        self.assertIn("non_finite", doc["results"])
+
+    def test_one_path_has_no_error_bar(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("josephson", "--paths", "1", "--periods", "10", "--transient", "1", "--json", path, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("+- n/a", r.stdout)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["status"], "ok")
+        self.assertIsNone(doc["results"]["mean_velocity_error"][0])
+        self.assertIsNotNone(doc["results"]["mean_velocity"][0])
+
+    def test_progress_shows_percent_of_known_total(self):
+        r = parity("kuramoto", "-N", "256", "--steps", "400", "--dt", "0.03")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"iter +\d+/400 +\d+\.\d%")
+        self.assertIn("400/400 100.0%", r.stderr)
 
     def test_josephson_sweep_report(self):
         with tempfile.TemporaryDirectory() as d:

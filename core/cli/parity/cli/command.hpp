@@ -1,11 +1,14 @@
 #pragma once
 // A model's command-line command. The application owns the common options (--precision, --json,
-// --output, --quiet) and the Kokkos session; a command adds its own options, validates them and
-// runs its solver through the backend (models/<m>/run.hpp, instantiated in backends/).
+// --output, --quiet, --threads, --device-id) and the Kokkos session; a command adds its own
+// options, validates them, checks that the run fits (require_memory) and runs its solver through
+// the backend (models/<m>/entry.hpp, instantiated in backends/).
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <string>
 
 #include "parity/precision.hpp"
+#include "parity/report/output_files.hpp"
 #include "parity/report/run_report.hpp"
 #include "parity/run/progress.hpp"
 
@@ -14,11 +17,43 @@ namespace parity::cli {
 // Problem sizes of the embedded default cases (`run --all --size ...`).
 enum class Size { small, medium, large };
 
+// The statuses a run report may carry, the same for every command.
+namespace status {
+inline constexpr char const* ok = "ok";                          // finished; nothing iterates to a tolerance
+inline constexpr char const* converged = "converged";            // met its tolerance
+inline constexpr char const* not_converged = "not_converged";    // stopped at an iteration cap
+inline constexpr char const* budget_exhausted = "budget_exhausted";  // stopped by an evaluation or memory budget
+inline constexpr char const* non_finite = "non_finite";          // a result is NaN or infinite
+}  // namespace status
+
+// Whether a status is a success (exit 0); every other status exits with 3.
+inline bool succeeded(std::string const& s) { return s == status::ok || s == status::converged; }
+
+// What the machine offers the run, known once the Kokkos session has started.
+struct Resources {
+  std::size_t device_memory_bytes = 0;  // 0: the kernels run on the host, in host memory
+  std::size_t host_memory_bytes = 0;    // the host's physical memory (0: unknown)
+  int concurrency = 0;
+};
+
 struct Context {
   Precision precision = Precision::f64;
-  std::string output_dir;  // where arrays go; empty: do not write arrays
+  report::OutputFolder* output = nullptr;  // where arrays go; nullptr: do not write arrays
   run::Progress& progress;
+  Resources resources{};
 };
+
+// Throws InvalidInput (exit 2, before any allocation) when a run that needs about `device_bytes`
+// in its execution space's memory and `host_bytes` in host memory cannot fit; `what` says what
+// the memory holds, e.g. "--grid 1000,1000,1000: V, u on 1e9 points". On host backends both
+// count against the host's physical memory.
+void require_memory(Context const& context, double device_bytes, double host_bytes, std::string const& what);
+
+// A warning on stderr, printed even with --quiet (e.g. a run that will take very long).
+void warn(std::string const& text);
+
+// "1.5 GiB", "37.3 GiB", "8.0 TiB".
+std::string format_bytes(double bytes);
 
 class Command {
  public:
@@ -27,6 +62,9 @@ class Command {
   virtual std::string description() const = 0;
   // Adds the command's own options to its subcommand.
   virtual void add_options(CLI::App& sub) = 0;
+  // Whether the command writes arrays (--output) and honours --precision.
+  virtual bool writes_arrays() const { return true; }
+  virtual bool has_precision() const { return true; }
   // Runs with the parsed options. Throws InvalidInput for bad parameters.
   virtual report::RunReport execute(Context& context) = 0;
   // Runs the embedded default case of the given size.
