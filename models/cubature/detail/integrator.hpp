@@ -43,7 +43,8 @@ class Integrator {
              std::vector<double> const& upper, Tolerances const& tol, Options const& opt);
   Result run();
 
- private:
+  // The steps below are public only because nvcc rejects extended device lambdas in private or
+  // protected member functions; the class itself lives in detail/.
   using Mem = typename ExecutionSpace::memory_space;
   using List = RegionList<Real, Mem>;
   struct ParkedSums {
