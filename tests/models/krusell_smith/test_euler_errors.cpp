@@ -22,8 +22,10 @@ namespace ks = parity::krusell_smith;
 struct Solved {
   ks::Params p;
   std::vector<double> k_nodes, K_nodes;
-  Kokkos::View<double***, Kokkos::HostSpace> g;                  // g(s, i, j)
-  Kokkos::View<double***, Kokkos::HostSpace> on, off;            // errors at nodes / midpoints
+  // The device's layout (LayoutLeft on CUDA), so that mirrors of device Views assign to them.
+  using HostGrid = Kokkos::View<double***, parity::test::MemSpace::execution_space::array_layout, Kokkos::HostSpace>;
+  HostGrid g;        // g(s, i, j)
+  HostGrid on, off;  // errors at nodes / midpoints
   double solve_on_max = 0, solve_off_max = 0, on_mean = 0, off_mean = 0;
 };
 
