@@ -12,6 +12,7 @@
 #include "parity/report/run_report.hpp"
 #include "parity/run/backend_info.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::cli {
 namespace {
@@ -41,6 +42,15 @@ std::string joined_command_line(int argc, char** argv) {
 }
 
 bool converged(report::RunReport const& r) { return r.status != "not_converged"; }
+
+// On several ranks, only rank 0 prints and writes files; a command that does not split its work
+// across ranks is refused (it would repeat the same work on each).
+void require_distributed(Command const& command) {
+  int const n = run::ranks::size();
+  require(n == 1 || command.distributed(),
+          command.name() + " runs on one rank only, but was started on " + std::to_string(n) +
+              " ranks (mpirun -np " + std::to_string(n) + "); start it without mpirun or with -np 1");
+}
 
 // Fails before any work is done if a result file could not be written afterwards.
 void require_writable(std::string const& path) {
@@ -103,6 +113,12 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
     require_writable(info_options.json_path);
     require_writable(run_options.json_path);
     for (auto const& [name, common] : model_options) require_writable(common.json_path);
+    if (!run::ranks::root()) {
+      for (auto* common : {&info_options, &run_options}) common->json_path.clear(), common->output_dir.clear(), common->quiet = true;
+      for (auto& [name, common] : model_options) common.json_path.clear(), common.output_dir.clear(), common.quiet = true;
+      std::fflush(stdout);
+      if (std::freopen("/dev/null", "w", stdout) == nullptr) return exit_error;
+    }
 
     if (*info) {
       auto const session = runtime.start(threads, device_id);
@@ -131,6 +147,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         for (auto& [sub, command] : model_subcommands) known = known || command->name() == m;
         require(known, "run: unknown model '" + m + "'");
       }
+      for (auto& [sub, command] : model_subcommands)
+        if (run_all || std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end())
+          require_distributed(*command);
       Size const size = size_text == "large" ? Size::large : (size_text == "medium" ? Size::medium : Size::small);
       auto progress = make_progress(run_options.quiet);
       Context context{*parse_precision(run_options.precision), run_options.output_dir, *progress};
@@ -144,6 +163,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       for (auto& [sub, command] : model_subcommands) {
         if (!run_all && std::find(run_models.begin(), run_models.end(), command->name()) == run_models.end()) continue;
         auto r = command->run_default(context, size);
+        report::gather_rank_times(r);
         r.command = command_line;
         r.backend = b;
         r.precision = context.precision;
@@ -164,8 +184,10 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const& common = model_options[command->name()];
       auto progress = make_progress(common.quiet);
       Context context{*parse_precision(common.precision), common.output_dir, *progress};
+      require_distributed(*command);
       auto const session = runtime.start(threads, device_id);
       auto r = command->execute(context);
+      report::gather_rank_times(r);
       r.command = command_line;
       r.backend = runtime.describe();
       r.precision = context.precision;
@@ -179,7 +201,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       return exit_ok;
     }
   } catch (InvalidInput const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    if (run::ranks::root()) std::fprintf(stderr, "error: %s\n", e.what());  // every rank has the same
     return exit_bad_input;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
