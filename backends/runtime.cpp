@@ -8,6 +8,7 @@
 #include <OpenMP/Kokkos_OpenMP_Instance.hpp>
 #endif
 #include "parity/run/backend_info.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::run {
 namespace {
@@ -46,6 +47,12 @@ std::string kernel_compiler() {
 Session::Session(int num_threads, int device_id) {
   auto settings = Kokkos::InitializationSettings();
   if (num_threads > 0) settings.set_num_threads(num_threads);
+#if defined(PARITY_BACKEND_CUDA)
+  // Several ranks: each takes the GPU of its node-local rank unless --device-id names one.
+  int devices = 0;
+  if (device_id < 0 && run::ranks::size() > 1 && cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+    device_id = run::ranks::node_rank() % devices;
+#endif
   if (device_id >= 0) settings.set_device_id(device_id);
   Kokkos::initialize(settings);
 }

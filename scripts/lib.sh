@@ -9,9 +9,11 @@ PARITY_SYSROOT=${PARITY_SYSROOT:-/var/lib/parity/sid}
 PARITY_SYSROOT_MARK="$PARITY_SYSROOT/.parity-sysroot"
 PARITY_INNER_REPO=/parity
 
-# Packages the build needs, wherever it runs (sid names and bookworm names agree).
+# Packages the build needs, wherever it runs (sid names and bookworm names agree). OpenMPI lets
+# the tests run the executables across ranks; a build without it is single-rank.
 PARITY_BUILD_PACKAGES=(g++ cmake ninja-build git python3 python3-numpy python3-matplotlib
-                       libfmt-dev libcli11-dev nlohmann-json3-dev librandom123-dev libgtest-dev)
+                       libfmt-dev libcli11-dev nlohmann-json3-dev librandom123-dev libgtest-dev
+                       libopenmpi-dev openmpi-bin)
 
 say() { printf '[parity] %s\n' "$*" >&2; }
 die() { printf '[parity] error: %s\n' "$*" >&2; exit 1; }
@@ -61,7 +63,7 @@ in_build_env() {
       local passthrough=()
       local var
       for var in $(compgen -e); do
-        case "$var" in OMP_*|KOKKOS_*|Kokkos_*|CTEST_*|CI|PARITY_*|CMAKE_*) passthrough+=("$var=${!var}") ;; esac
+        case "$var" in OMP_*|OMPI_*|KOKKOS_*|Kokkos_*|CTEST_*|CI|PARITY_*|CMAKE_*) passthrough+=("$var=${!var}") ;; esac
       done
       mkdir -p "$PARITY_SYSROOT$PARITY_INNER_REPO"
       unshare --mount --propagation private -- /bin/bash -c '

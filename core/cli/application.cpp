@@ -20,6 +20,7 @@
 #include "parity/report/run_report.hpp"
 #include "parity/run/backend_info.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::cli {
 namespace {
@@ -195,6 +196,15 @@ std::string manifest_model(std::string const& command) {
   return m;
 }
 
+// On several ranks, only rank 0 prints and writes files; a command that does not split its work
+// across ranks is refused (it would repeat the same work on each).
+void require_distributed(Command const& command) {
+  int const n = run::ranks::size();
+  require(n == 1 || command.distributed(),
+          command.name() + " runs on one rank only, but was started on " + std::to_string(n) +
+              " ranks (mpirun -np " + std::to_string(n) + "); start it without mpirun or with -np 1");
+}
+
 }  // namespace
 
 std::string format_bytes(double bytes) {
@@ -304,6 +314,12 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const& common = model_options[command->name()];
       if (!common.json_path.empty()) report::check_output_file(common.json_path, "--json");
       if (!common.output_dir.empty()) report::check_output_folder(common.output_dir, "--output");
+      }
+    if (!run::ranks::root()) {
+      for (auto* common : {&info_options, &run_options}) common->json_path.clear(), common->output_dir.clear(), common->quiet = true;
+      for (auto& [name, common] : model_options) common.json_path.clear(), common.output_dir.clear(), common.quiet = true;
+      std::fflush(stdout);
+      if (std::freopen("/dev/null", "w", stdout) == nullptr) return exit_error;
     }
 
     if (*info) {
@@ -345,6 +361,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
                                          near.empty() ? "" : fmt::format("; did you mean '{}'?", near), model_names));
         }
       }
+      for (auto& [sub, command] : model_subcommands)
+        if (run_all || std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end())
+          require_distributed(*command);
       Size const size = size_text == "large" ? Size::large : (size_text == "medium" ? Size::medium : Size::small);
       auto progress = make_progress(run_options.quiet);
       auto const session = runtime.start(threads, device_id);
@@ -361,6 +380,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
           folder.emplace(run_options.output_dir + "/" + command->name(), "run", manifest_model(command->name()));
         Context context{*parse_precision(run_options.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
         auto r = command->run_default(context, size);
+        report::gather_rank_times(r);
         r.command = command_line;
         r.backend = b;
         r.precision = context.precision;
@@ -385,10 +405,12 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto progress = make_progress(common.quiet);
       std::optional<report::OutputFolder> folder;
       if (!common.output_dir.empty()) folder.emplace(common.output_dir, command->name(), manifest_model(command->name()));
+      require_distributed(*command);
       auto const session = runtime.start(threads, device_id);
       auto const b = runtime.describe();
       Context context{*parse_precision(common.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
       auto r = command->execute(context);
+      report::gather_rank_times(r);
       r.command = command_line;
       r.backend = b;
       r.precision = context.precision;
@@ -406,7 +428,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       return exit_ok;
     }
   } catch (InvalidInput const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    if (run::ranks::root()) std::fprintf(stderr, "error: %s\n", e.what());  // every rank has the same
     return exit_bad_input;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

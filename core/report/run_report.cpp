@@ -6,6 +6,7 @@
 
 #include "parity/report/build_info.hpp"
 #include "parity/report/output_files.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::report {
 
@@ -27,10 +28,40 @@ nlohmann::json to_json(run::BackendInfo const& b) {
           {"supports_double", b.supports_double}};
 }
 
+void gather_rank_times(RunReport& r) {
+  auto const& phases = r.phases.phases();
+  double const n = double(phases.size());
+  if (run::ranks::max(n) != run::ranks::min(n))
+    throw std::logic_error("gather_rank_times: the ranks timed different phases");
+  std::vector<double> mine;
+  for (auto const& p : phases) mine.push_back(p.seconds);
+  mine.push_back(run::ranks::communication_seconds());
+  int const ranks = run::ranks::size();
+  std::vector<double> all(mine.size() * std::size_t(ranks));
+  run::ranks::all_gather(mine, all);
+  r.rank_phase_seconds.assign(phases.size(), std::vector<double>(std::size_t(ranks)));
+  r.rank_communication_seconds.assign(std::size_t(ranks), 0.0);
+  for (int k = 0; k < ranks; ++k) {
+    for (std::size_t i = 0; i < phases.size(); ++i) r.rank_phase_seconds[i][std::size_t(k)] = all[k * mine.size() + i];
+    r.rank_communication_seconds[std::size_t(k)] = all[k * mine.size() + phases.size()];
+  }
+}
+
 nlohmann::json to_json(RunReport const& r) {
   auto const build = build_info();
   nlohmann::json phases = nlohmann::json::object();
   for (auto const& p : r.phases.phases()) phases[p.name] = {{"seconds", p.seconds}, {"calls", p.calls}};
+  nlohmann::json rank_phases = nlohmann::json::object();
+  bool const gathered = r.rank_phase_seconds.size() == r.phases.phases().size() && !r.rank_communication_seconds.empty();
+  for (std::size_t i = 0; i < r.phases.phases().size(); ++i)
+    rank_phases[r.phases.phases()[i].name] =
+        gathered ? r.rank_phase_seconds[i] : std::vector<double>{r.phases.phases()[i].seconds};
+  nlohmann::json ranks = {
+      {"count", gathered ? r.rank_communication_seconds.size() : std::size_t(1)},
+      {"phase_seconds", rank_phases},
+      {"communication_seconds", gathered ? r.rank_communication_seconds : std::vector<double>{0.0}},
+      {"what", "wall seconds of each phase on each rank (rank order); communication: time inside the "
+               "collectives between ranks (host memory), also counted in the phase it happens in; since the process started"}};
   return {{"schema", run_report_schema},
           {"parity",
            {{"version", build.parity_version},
@@ -44,6 +75,7 @@ nlohmann::json to_json(RunReport const& r) {
           {"precision", std::string(to_string(r.precision))},
           {"parameters", r.parameters},
           {"timing", {{"what", r.timing_note}, {"phases", phases}, {"total_seconds", r.phases.total()}}},
+          {"ranks", ranks},
           {"iterations", r.iterations},
           {"status", r.status},
           {"results", r.results}};

@@ -133,6 +133,8 @@ class JosephsonCommand final : public cli::Command {
     return s;
   }
 
+  bool distributed() const override { return true; }  // paths split across ranks (ensemble.hpp)
+
  private:
   report::RunReport solve_and_report(JosephsonParams const& p, cli::Context& context) {
     validate(p);

@@ -19,11 +19,20 @@
 // every component (per parameter value) are reduced on the device into a samples array. Time
 // averages of each component over steps (average_from, steps] accumulate per path. Nothing of the
 // per-path state leaves the device; the host copies only the reduced arrays at the end.
+//
+// Across ranks (EnsembleRanks): the sums run over chunks of 1024 paths of one sweep point, and the
+// P * chunks chunks are dealt out to the ranks in contiguous runs, so each rank integrates a
+// contiguous range of global path indices (noise and initial states are keyed by the global index:
+// the ensemble is the same for any rank count). Each rank sums its chunks; the chunk sums are
+// gathered in chunk order and added by the same kernel as on one rank, so the statistics are
+// bit-identical to a one-rank run of the same backend and team size.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -77,6 +86,17 @@ constexpr unsigned advance_min_blocks() {
     return 0;
 }
 
+// The ranks an ensemble is split over and their collectives (the executables fill these in from
+// parity/run/ranks.hpp); the default is one rank with nothing to exchange. Both collectives act on
+// host memory and are called by every rank in the same order.
+struct EnsembleRanks {
+  int rank = 0, size = 1;
+  // all = every rank's `mine` concatenated in rank order
+  std::function<void(std::span<double const> mine, std::span<double> all)> all_gather;
+  // values[i] = their sum over the ranks
+  std::function<void(std::span<std::int64_t> values)> sum;
+};
+
 struct EnsembleConfig {
   int paths = 1024;          // per parameter value
   long steps = 1000;
@@ -87,6 +107,7 @@ struct EnsembleConfig {
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise, ensemble statistics only (noise.hpp)
+  EnsembleRanks ranks;       // one rank unless set
 };
 
 namespace detail {
@@ -137,27 +158,34 @@ struct ScaledValue {
   KOKKOS_INLINE_FUNCTION double operator()(int g, int k) const { return a(g, k) * scale; }
 };
 
-// Per sweep point p: out(p, 2k) = sum over its paths of value(g, k), out(p, 2k+1) = sum of squares.
-// Teams reduce chunks of paths (coalesced on GPUs), then a team per point adds its chunks: the sums
-// are the same on every run of a backend and team size (other team sizes add in another order).
-template <int Dim, class ExecSpace, class Value, class Out>
-void moment_sums(ExecSpace const& space, Value const& value, int params, int paths, Kokkos::View<double**, typename ExecSpace::memory_space> partial, Out const& out) {
+// Paths of a sweep point are summed in chunks of this many (the unit of the split across ranks).
+inline constexpr int moment_chunk = 1024;
+
+// Chunk sums of the chunks first_chunk .. first_chunk + partial.extent(0) - 1 (chunk u: point
+// u / chunks, its paths (u % chunks) * moment_chunk ...): partial(t, 2k) = sum over the chunk's paths
+// of value(l, k), partial(t, 2k+1) = sum of squares, where l = global path - first_path is the
+// index into this rank's arrays. Teams reduce chunks (coalesced on GPUs): the sums are the same on
+// every run of a backend and team size (other team sizes add in another order).
+template <int Dim, class ExecSpace, class Value, class Partial>
+void moment_partials(ExecSpace const& space, Value const& value, int paths, long first_chunk, long first_path,
+                     Partial const& partial) {
   constexpr int K = 2 * Dim;
-  int const chunk = 1024;
+  int const chunk = moment_chunk;
   int const chunks = (paths + chunk - 1) / chunk;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   Kokkos::parallel_for(
-      "parity::sde::moment_partials", Policy(space, params * chunks, Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
-        int const p = team.league_rank() / chunks, c = team.league_rank() % chunks;
+      "parity::sde::moment_partials", Policy(space, int(partial.extent(0)), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
+        long const u = first_chunk + team.league_rank();
+        int const p = int(u / chunks), c = int(u % chunks);
         int const begin = c * chunk, end = begin + chunk < paths ? begin + chunk : paths;
         Sums<K> s;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, begin, end),
             [&](int i, Sums<K>& acc) {
-              int const g = p * paths + i;
+              int const l = int(long(p) * paths + i - first_path);
               for (int k = 0; k < Dim; ++k) {
-                double const v = value(g, k);
+                double const v = value(l, k);
                 acc.v[2 * k] += v;
                 acc.v[2 * k + 1] += v * v;
               }
@@ -167,8 +195,17 @@ void moment_sums(ExecSpace const& space, Value const& value, int params, int pat
           for (int k = 0; k < K; ++k) partial(team.league_rank(), k) = s.v[k];
         });
       });
-  // One team per sweep point adds its chunks (one thread adding them in turn took ~50 us for the
-  // 512 chunks of 2^19 paths on an H200: 10 % of a 100-step Josephson launch in double).
+}
+
+// Per sweep point p: out(p, k) = the sum of its chunk sums partial(p * chunks + c, k), one team per
+// point (one thread adding them in turn took ~50 us for the 512 chunks of 2^19 paths on an H200:
+// 10 % of a 100-step Josephson launch in double).
+template <int Dim, class ExecSpace, class Partial, class Out>
+void moment_totals(ExecSpace const& space, int params, int paths, Partial const& partial, Out const& out) {
+  constexpr int K = 2 * Dim;
+  int const chunks = (paths + moment_chunk - 1) / moment_chunk;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
   Kokkos::parallel_for(
       "parity::sde::moment_totals", Policy(space, params, Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
         int const p = team.league_rank();
@@ -187,12 +224,13 @@ void moment_sums(ExecSpace const& space, Value const& value, int params, int pat
 
 template <class ExecSpace, class System>
 void initialize_states(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
-                       States<typename System::real_type, typename ExecSpace::memory_space> const& x,
+                       int first_path, States<typename System::real_type, typename ExecSpace::memory_space> const& x,
                        Kokkos::View<int*, typename ExecSpace::memory_space> const& wind) {
   using Real = typename System::real_type;
-  int const total = sweep.size() * paths;
+  int const local = int(wind.extent(0));
   Kokkos::parallel_for(
-      "parity::sde::initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+      "parity::sde::initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, local), KOKKOS_LAMBDA(int l) {
+        int const g = first_path + l;
         System s = base;
         sweep.apply(g / paths, s);
         random::PhiloxStream<Real> rng(seed, std::uint64_t(g) | initial_state_stream_bit);
@@ -206,8 +244,8 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
           st[wc] -= n * L;
           w = int(n);
         }
-        for (int k = 0; k < System::dim; ++k) x(g, k) = st[k];
-        wind(g) = w;
+        for (int k = 0; k < System::dim; ++k) x(l, k) = st[k];
+        wind(l) = w;
       });
 }
 
@@ -216,9 +254,10 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
 // multiple of the variates per unit, nsteps a multiple of the steps per unit), each unit is read
 // once and consumed by an unrolled run of steps (no dynamically indexed buffer); otherwise a
 // VariateCursor. Both give variate number step * noise_dim + q of stream g for component q.
+// This rank's paths are first_path, first_path + 1, ... (l = g - first_path in x, wind, acc).
 template <Stepper S, NoiseLaw Law, class ExecSpace, class System>
 void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
-             typename System::real_type dt, long step0, int nsteps, long average_from,
+             int first_path, typename System::real_type dt, long step0, int nsteps, long average_from,
              States<typename System::real_type, typename ExecSpace::memory_space> const& x,
              Kokkos::View<int*, typename ExecSpace::memory_space> const& wind,
              Kokkos::View<double**, typename ExecSpace::memory_space> const& acc) {
@@ -226,7 +265,7 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   constexpr int dim = System::dim, nd = System::noise_dim;
   constexpr int per_unit = variates_per_unit<Law, Real>;
   constexpr int steps_per_unit = per_unit % nd == 0 ? per_unit / nd : 0;
-  int const total = sweep.size() * paths;
+  int const local = int(wind.extent(0));
   Real const sqrt_dt = Kokkos::sqrt(dt);
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
@@ -236,12 +275,13 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   // per multiprocessor; GPU backends only, ignored elsewhere).
   using Bounds = Kokkos::LaunchBounds<(advance_min_blocks<System>() > 0 ? 256 : 0), advance_min_blocks<System>()>;
   Kokkos::parallel_for(
-      "parity::sde::advance", Kokkos::RangePolicy<ExecSpace, Bounds>(space, 0, total), KOKKOS_LAMBDA(int g) {
+      "parity::sde::advance", Kokkos::RangePolicy<ExecSpace, Bounds>(space, 0, local), KOKKOS_LAMBDA(int l) {
+        int const g = first_path + l;
         System s = base;
         sweep.apply(g / paths, s);
         State<System> st;
-        for (int k = 0; k < dim; ++k) st[k] = x(g, k);
-        int w = wind(g);
+        for (int k = 0; k < dim; ++k) st[k] = x(l, k);
+        int w = wind(l);
         Real L = 0;
         if constexpr (System::wrapped >= 0) L = s.period();
         Tick t = tick_at(s, step0);
@@ -289,14 +329,14 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
             one_step(dW);
           }
         }
-        for (int k = 0; k < dim; ++k) x(g, k) = st[k];
-        wind(g) = w;
+        for (int k = 0; k < dim; ++k) x(l, k) = st[k];
+        wind(l) = w;
         int const counted = nsteps - first_avg;
         if (counted > 0) {
           for (int k = 0; k < dim; ++k)
-            if (time_averaged<System>(k)) acc(g, k) += double(sum[k]);
+            if (time_averaged<System>(k)) acc(l, k) += double(sum[k]);
           if constexpr (System::wrapped >= 0 && time_averaged<System>(System::wrapped))
-            acc(g, int(System::wrapped)) += double(L) * (double(w0) * counted + double(wsum));
+            acc(l, int(System::wrapped)) += double(L) * (double(w0) * counted + double(wsum));
         }
       });
 }
@@ -313,6 +353,14 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   using Mem = typename ExecSpace::memory_space;
   constexpr int dim = System::dim;
   int const P = sweep.size(), paths = cfg.paths, total = P * paths;
+  // This rank's chunks [u0, u1) of the P * chunks (see the top of this file) and so its paths
+  // [g0, g0 + local).
+  int const chunks = (paths + detail::moment_chunk - 1) / detail::moment_chunk;
+  long const units = long(P) * chunks;
+  int const nranks = cfg.ranks.size > 1 ? cfg.ranks.size : 1, rank = nranks > 1 ? cfg.ranks.rank : 0;
+  long const u0 = units * rank / nranks, u1 = units * (rank + 1) / nranks;
+  auto const first_path = [&](long u) { return (u / chunks) * long(paths) + (u % chunks) * detail::moment_chunk; };
+  int const g0 = int(first_path(u0)), local = int(first_path(u1) - first_path(u0));
   int const samples = int((cfg.steps + cfg.sample_every - 1) / cfg.sample_every);
 
   EnsembleResult r;
@@ -321,19 +369,41 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   r.samples = samples;
   r.bins = System::wrapped >= 0 ? cfg.bins : 0;
 
-  Kokkos::View<Real**, Mem> x(Kokkos::view_alloc(space, "parity::sde::state"), total, dim);
-  Kokkos::View<int*, Mem> wind(Kokkos::view_alloc(space, "parity::sde::winding"), total);
-  Kokkos::View<double**, Mem> acc(Kokkos::view_alloc(space, "parity::sde::time_sum"), total, dim);
+  Kokkos::View<Real**, Mem> x(Kokkos::view_alloc(space, "parity::sde::state"), local, dim);
+  Kokkos::View<int*, Mem> wind(Kokkos::view_alloc(space, "parity::sde::winding"), local);
+  Kokkos::View<double**, Mem> acc(Kokkos::view_alloc(space, "parity::sde::time_sum"), local, dim);
   Kokkos::View<double***, Mem> moments(Kokkos::view_alloc(space, "parity::sde::sample_moments"), samples, P, 2 * dim);
-  int const chunks = (paths + 1023) / 1024;
-  Kokkos::View<double**, Mem> partial(Kokkos::view_alloc(space, "parity::sde::moment_partials"), P * chunks, 2 * dim);
+  // Chunk sums row by row (LayoutRight): a rank's rows are one contiguous block to gather.
+  using Partials = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
+  Partials partial(Kokkos::view_alloc(space, "parity::sde::moment_partials"), u1 - u0, 2 * dim);
+  // Several ranks: every rank's chunk sums, gathered in chunk order (through host memory).
+  Partials partial_all = partial;
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> partial_host, partial_all_host;
+  if (nranks > 1) {
+    partial_all = Partials(Kokkos::view_alloc(space, "parity::sde::moment_partials_all"), units, 2 * dim);
+    partial_host = decltype(partial_host)("parity::sde::moment_partials_host", u1 - u0, 2 * dim);
+    partial_all_host = decltype(partial_all_host)("parity::sde::moment_partials_all_host", units, 2 * dim);
+  }
+  // Sums over each sweep point's paths on all ranks: this rank's chunk sums, then (several ranks)
+  // all ranks' chunk sums, added per point.
+  auto const sums = [&](auto const& value, auto const& out) {
+    detail::moment_partials<dim>(space, value, paths, u0, g0, partial);
+    if (nranks > 1) {
+      Kokkos::deep_copy(space, partial_host, partial);
+      space.fence("parity::sde::moment_partials_to_host");
+      cfg.ranks.all_gather(std::span<double const>(partial_host.data(), partial_host.size()),
+                           std::span<double>(partial_all_host.data(), partial_all_host.size()));
+      Kokkos::deep_copy(space, partial_all, partial_all_host);
+    }
+    detail::moment_totals<dim>(space, P, paths, partial_all, out);
+  };
   Real period = 0;
   if constexpr (System::wrapped >= 0) period = system.period();
   detail::StateValue<Real, Mem> const value{x, wind, System::wrapped, double(period)};
 
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::initialize");
-    detail::initialize_states(space, system, sweep, paths, cfg.seed, x, wind);
+    detail::initialize_states(space, system, sweep, paths, cfg.seed, g0, x, wind);
   }
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::integrate");
@@ -344,7 +414,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
       // One instantiation per stepper and noise law, chosen here from the run-time settings.
       auto launch = [&](auto stepper, auto law) {
-        detail::advance<decltype(stepper)::value, decltype(law)::value>(space, system, sweep, paths, cfg.seed,
+        detail::advance<decltype(stepper)::value, decltype(law)::value>(space, system, sweep, paths, cfg.seed, g0,
                                                                         Real(cfg.dt), step, n, cfg.average_from, x,
                                                                         wind, acc);
       };
@@ -360,7 +430,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
         with_law(std::integral_constant<Stepper, Stepper::srk2>{});
       step += n;
       r.sample_steps.push_back(step);
-      detail::moment_sums<dim>(space, value, P, paths, partial, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
+      sums(value, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
       if (clock.seconds() - last_report >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::progress");
         last_report = clock.seconds();
@@ -390,7 +460,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   r.time_average_error.assign(std::size_t(P) * dim, 0.0);
   if (averaged > 0) {
     Kokkos::View<double**, Mem> tsum(Kokkos::view_alloc(space, "parity::sde::time_average_sums"), P, 2 * dim);
-    detail::moment_sums<dim>(space, detail::ScaledValue<Mem>{acc, 1.0 / double(averaged)}, P, paths, partial, tsum);
+    sums(detail::ScaledValue<Mem>{acc, 1.0 / double(averaged)}, tsum);
     auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tsum);
     for (int p = 0; p < P; ++p)
       for (int k = 0; k < dim; ++k) {
@@ -408,17 +478,19 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     Kokkos::Experimental::ScatterView<int**, typename Kokkos::View<int**, Mem>::array_layout, ExecSpace> scatter(hist);
     Real const L = period;
     Kokkos::parallel_for(
-        "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(int g) {
+        "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, local), KOKKOS_LAMBDA(int l) {
           auto h = scatter.access();
-          int b = int(x(g, int(System::wrapped)) / L * Real(bins));
+          int b = int(x(l, int(System::wrapped)) / L * Real(bins));
           b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
-          h(g / paths, b) += 1;
+          h((g0 + l) / paths, b) += 1;
         });
     Kokkos::Experimental::contribute(hist, scatter);
     auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
-    r.histogram.resize(std::size_t(P) * bins);
+    std::vector<std::int64_t> counts(std::size_t(P) * bins);
     for (int p = 0; p < P; ++p)
-      for (int b = 0; b < bins; ++b) r.histogram[std::size_t(p) * bins + b] = hh(p, b);
+      for (int b = 0; b < bins; ++b) counts[std::size_t(p) * bins + b] = hh(p, b);
+    if (nranks > 1) cfg.ranks.sum(counts);  // integer counts: exact in any order
+    r.histogram.assign(counts.begin(), counts.end());
    }
   }
   return r;

@@ -58,9 +58,10 @@ inline NoiseLaw noise_law(std::string const& name) {
   return name == "five-point" ? NoiseLaw::five_point : NoiseLaw::gaussian;
 }
 
+// ranks: the ranks the paths and sweep points are split over (ensemble.hpp); default one.
 template <class ExecutionSpace, class Real>
 JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run::Progress& progress,
-                      run::PhaseTimes& times) {
+                      run::PhaseTimes& times, EnsembleRanks const& ranks = {}) {
   validate(p);
   JosephsonSystem<Real> sys;
   sys.gamma = Real(p.gamma);
@@ -105,6 +106,7 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.seed = p.seed;
   cfg.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   cfg.noise = noise_law(p.noise_law);
+  cfg.ranks = ranks;
   r.ensemble = integrate(space, sys, sweep, cfg, progress, times, "josephson");
   r.dt = cfg.dt;
   r.steps = cfg.steps;

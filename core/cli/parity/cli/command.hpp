@@ -71,6 +71,9 @@ class Command {
   virtual report::RunReport run_default(Context& context, Size size) = 0;
   // One line for a human: the main results of a report.
   virtual std::string summarize(report::RunReport const& report) const = 0;
+  // Whether the command splits its work across MPI ranks (parity/run/ranks.hpp). One that does not
+  // is refused when started on several ranks, rather than repeating the same work on each.
+  virtual bool distributed() const { return false; }
 };
 
 }  // namespace parity::cli

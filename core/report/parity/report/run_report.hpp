@@ -2,9 +2,11 @@
 // One schema for every command's machine-readable result ("parity.run/1"):
 // {schema, parity: {version, commit, build_type}, command, model, backend: {...}, precision,
 //  parameters: {...}, timing: {what, phases: {name: {seconds, calls}}, total_seconds},
+//  ranks: {count, phase_seconds: {name: [per rank]}, communication_seconds: [per rank]},
 //  iterations, status, results: {...}}
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "parity/precision.hpp"
 #include "parity/run/backend_info.hpp"
@@ -25,7 +27,14 @@ struct RunReport {
   long iterations = 0;
   std::string status = "ok";  // ok | converged | not_converged | budget_exhausted | ...
   nlohmann::json results = nlohmann::json::object();
+  // Per-rank timing (gather_rank_times); empty: this process's phases as the only rank.
+  std::vector<std::vector<double>> rank_phase_seconds;  // [phase][rank], phases in phases' order
+  std::vector<double> rank_communication_seconds;       // [rank]
 };
+
+// Collects every rank's phase times and communication time into report.rank_*: a collective
+// (parity/run/ranks.hpp), so every rank calls it, with the same phases in the same order.
+void gather_rank_times(RunReport& report);
 
 nlohmann::json to_json(run::BackendInfo const& info);
 nlohmann::json to_json(RunReport const& report);

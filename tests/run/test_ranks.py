@@ -1,0 +1,107 @@
+"""The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
+without mpirun. SDE ensembles split their paths over the ranks and must give bit-identical
+statistics (JSON results and .npy arrays) for any N, with N not dividing the work evenly; the
+report names the rank count and every rank's phase times; commands that run on one rank only
+refuse several ranks with exit status 2.
+
+Usage: test_ranks.py EXE MPIEXEC NUMPROC_FLAG RANKS [PREFLAGS...]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+EXE, MPIEXEC, NUMPROC_FLAG, RANKS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+PREFLAGS = sys.argv[5:]
+del sys.argv[1:]
+
+ENV = dict(os.environ, OMP_PROC_BIND="false")
+# Open MPI: allowed as root (CI runs as root); shared memory only, which starts in under a second
+# instead of probing network modules; more ranks than cores (3 ranks on a 2-core runner).
+for key, value in {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                   "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,sm",
+                   "PRTE_MCA_rmaps_default_mapping_policy": "slot:oversubscribe",
+                   "OMPI_MCA_rmaps_base_oversubscribe": "1"}.items():
+    ENV.setdefault(key, value)
+
+# Timing-derived results differ from run to run; everything else must be identical.
+TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count"}
+
+# Small cases whose work does not split evenly: 2500 paths are 3 chunks of the moment sums (the
+# last one partial), so 2 sweep points are 6 chunks and 1 point 3; 2 and 3 ranks cut through a
+# sweep point. The second case writes the histogram into the JSON report (one sweep point).
+CASES = {
+    "sweep": ["josephson", "--paths", "2500", "--periods", "4", "--transient", "1", "--steps-per-period", "50",
+              "--sample-every", "25", "--sweep", "f:0:0.2:2", "--bins", "8"],
+    "histogram": ["josephson", "--paths", "2100", "--periods", "3", "--transient", "1", "--steps-per-period", "40",
+                  "--sample-every", "30", "--bins", "16", "--stepper", "euler", "--precision", "float"],
+}
+
+
+def run(args, ranks=None, timeout=120):
+    cmd = [EXE, "--threads", "1", *args]
+    if ranks is not None:
+        cmd = [MPIEXEC, NUMPROC_FLAG, str(ranks), *PREFLAGS, *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
+
+
+class Ranks(unittest.TestCase):
+    def solve(self, case, folder, ranks):
+        folder.mkdir()
+        json_path = folder / "report.json"
+        r = run([*CASES[case], "-q", "--json", str(json_path), "--output", str(folder / "arrays")], ranks)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r, json.loads(json_path.read_text())
+
+    def test_sde_ensembles_bit_identical(self):
+        for case in CASES:
+            with self.subTest(case=case), tempfile.TemporaryDirectory() as d:
+                d = Path(d)
+                _, one = self.solve(case, d / "plain", None)
+                out, many = self.solve(case, d / "ranks", RANKS)
+                self.assertEqual(many["ranks"]["count"], RANKS)
+                self.assertEqual(one["ranks"]["count"], 1)
+                for key, value in one["results"].items():
+                    if key not in TIMED:
+                        self.assertEqual(many["results"][key], value, key)
+                self.assertGreater(len(one["results"]["final_mean_v"]), 0)
+                if case == "histogram":
+                    self.assertEqual(sum(many["results"]["histogram"]), 2100)
+                plain_arrays = sorted(p.name for p in (d / "plain" / "arrays").iterdir())
+                self.assertIn("histogram.npy", plain_arrays)
+                self.assertEqual(sorted(p.name for p in (d / "ranks" / "arrays").iterdir()), plain_arrays)
+                for name in plain_arrays:
+                    self.assertEqual((d / "ranks" / "arrays" / name).read_bytes(),
+                                     (d / "plain" / "arrays" / name).read_bytes(), name)
+                # Every rank's phases; only rank 0 prints.
+                phases = many["ranks"]["phase_seconds"]
+                self.assertIn("parity::josephson::integrate", phases)
+                for seconds in phases.values():
+                    self.assertEqual(len(seconds), RANKS)
+                    self.assertTrue(all(s >= 0 for s in seconds))
+                comm = many["ranks"]["communication_seconds"]
+                self.assertEqual(len(comm), RANKS)
+                self.assertTrue(all(c >= 0 for c in comm))
+                if RANKS == 1:
+                    self.assertEqual(comm, [0.0])
+                self.assertEqual(out.stdout.count("josephson:"), 1, out.stdout)
+
+    def test_one_rank_commands_refuse_several(self):
+        if RANKS == 1:
+            r = run(["krusell-smith", "--help"], 1)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            return
+        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["kuramoto", "-q"], "kuramoto"),
+                           (["run", "--all", "-q"], "runs on one rank only")):
+            with self.subTest(command=args[0]):
+                r = run(args, RANKS)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(name, r.stderr)
+                self.assertIn(f"started on {RANKS} ranks", r.stderr)
+                self.assertEqual(r.stderr.count("error:"), 1, r.stderr)  # rank 0 only
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
