@@ -9,8 +9,9 @@ int main(int argc, char** argv) {
   auto const limits = parity::run::backend_limits();
   // MPI for the whole process when started by mpirun (and built with MPI); otherwise one rank.
   parity::run::ranks::Environment ranks(argc, argv);
-  parity::cli::Runtime runtime{
-      [](int threads, int device) -> std::shared_ptr<void> { return std::make_shared<parity::run::Session>(threads, device); },
-      &parity::run::describe_backend, limits.backend, limits.max_threads};
+  parity::cli::Runtime runtime{[](int threads, int device) -> std::shared_ptr<void> {
+                                 return std::make_shared<parity::run::Session>(threads, device);
+                               },
+                               &parity::run::describe_backend, limits.backend, limits.max_threads};
   return parity::cli::run_application(argc, argv, parity::models::all_commands(), runtime);
 }

@@ -31,8 +31,8 @@ std::string env_or(char const* name, char const* fallback) {
 
 std::string kernel_compiler() {
 #if defined(__CUDACC__)
-  return "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) +
-         " (host " + std::string(__VERSION__) + ")";
+  return "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) + " (host " +
+         std::string(__VERSION__) + ")";
 #elif defined(__clang__)
   return "clang " __clang_version__;
 #elif defined(__GNUC__)
@@ -94,8 +94,8 @@ BackendInfo describe_backend() {
   info.build_type = "debug";
 #endif
   info.host_name = host_cpu_name();
-  info.thread_binding = "OMP_PROC_BIND=" + env_or("OMP_PROC_BIND", "(unset)") +
-                        " OMP_PLACES=" + env_or("OMP_PLACES", "(unset)");
+  info.thread_binding =
+      "OMP_PROC_BIND=" + env_or("OMP_PROC_BIND", "(unset)") + " OMP_PLACES=" + env_or("OMP_PLACES", "(unset)");
 #if defined(PARITY_BACKEND_CUDA)
   auto const& prop = Exec().cuda_device_prop();
   info.device_name = prop.name;

@@ -1,6 +1,6 @@
+#include "perf/probe/probe.hpp"
 #include "backends/execution_space.hpp"
 #include "perf/probe/entry.hpp"
-#include "perf/probe/probe.hpp"
 
 namespace parity::probe {
 

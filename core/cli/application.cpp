@@ -140,11 +140,11 @@ int checked_threads(HostOptions const& host, int max_threads) {
     try {
       n = parse_count(*v, name, 1, std::numeric_limits<int>::max());
     } catch (InvalidInput const&) {
-      throw InvalidInput(fmt::format("{}={} is not a positive whole number (unset it or pass --threads N)", name,
-                                     std::getenv(name)));
+      throw InvalidInput(
+          fmt::format("{}={} is not a positive whole number (unset it or pass --threads N)", name, std::getenv(name)));
     }
-    require(n <= hi, fmt::format("{}={}: this backend runs at most {} threads (set it lower or pass --threads N)",
-                                 name, std::getenv(name), hi));
+    require(n <= hi, fmt::format("{}={}: this backend runs at most {} threads (set it lower or pass --threads N)", name,
+                                 std::getenv(name), hi));
   }
   return -1;
 }
@@ -185,7 +185,8 @@ void apply_number_syntax(CLI::App& sub) {
     }
     std::string const type = o->get_type_name();
     if (type == "FLOAT") o->check(finite_number());
-    if (type == "INT") o->transform(count_syntax(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
+    if (type == "INT")
+      o->transform(count_syntax(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
     if (type == "UINT") o->transform(count_syntax(0, std::numeric_limits<std::int64_t>::max()));
   }
 }
@@ -200,9 +201,9 @@ std::string manifest_model(std::string const& command) {
 // across ranks is refused (it would repeat the same work on each).
 void require_distributed(Command const& command) {
   int const n = run::ranks::size();
-  require(n == 1 || command.distributed(),
-          command.name() + " runs on one rank only, but was started on " + std::to_string(n) +
-              " ranks (mpirun -np " + std::to_string(n) + "); start it without mpirun or with -np 1");
+  require(n == 1 || command.distributed(), command.name() + " runs on one rank only, but was started on " +
+                                               std::to_string(n) + " ranks (mpirun -np " + std::to_string(n) +
+                                               "); start it without mpirun or with -np 1");
 }
 
 }  // namespace
@@ -239,9 +240,10 @@ void warn(std::string const& text) {
 
 int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>> commands, Runtime const& runtime) {
   auto const build = report::build_info();
-  CLI::App app{"Parity: scientific solvers written once in Kokkos, built for Serial, OpenMP and CUDA.\n"
-               "Each command accepts --help.",
-               "parity"};
+  CLI::App app{
+      "Parity: scientific solvers written once in Kokkos, built for Serial, OpenMP and CUDA.\n"
+      "Each command accepts --help.",
+      "parity"};
   app.require_subcommand(1);
   app.footer(exit_codes_help);
   app.set_version_flag("--version", fmt::format("parity {} (commit {}), {} backend", build.parity_version,
@@ -280,8 +282,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
   std::vector<std::pair<CLI::App*, Command*>> model_subcommands;
   for (auto& command : commands) {
     auto* sub = app.add_subcommand(command->name(), command->description());
-    add_common_options(*sub, model_options[command->name()], host, command->writes_arrays(),
-                       command->has_precision());
+    add_common_options(*sub, model_options[command->name()], host, command->writes_arrays(), command->has_precision());
     command->add_options(*sub);
     apply_number_syntax(*sub);
     sub->footer(exit_codes_help);
@@ -314,10 +315,12 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const& common = model_options[command->name()];
       if (!common.json_path.empty()) report::check_output_file(common.json_path, "--json");
       if (!common.output_dir.empty()) report::check_output_folder(common.output_dir, "--output");
-      }
+    }
     if (!run::ranks::root()) {
-      for (auto* common : {&info_options, &run_options}) common->json_path.clear(), common->output_dir.clear(), common->quiet = true;
-      for (auto& [name, common] : model_options) common.json_path.clear(), common.output_dir.clear(), common.quiet = true;
+      for (auto* common : {&info_options, &run_options})
+        common->json_path.clear(), common->output_dir.clear(), common->quiet = true;
+      for (auto& [name, common] : model_options)
+        common.json_path.clear(), common.output_dir.clear(), common.quiet = true;
       std::fflush(stdout);
       if (std::freopen("/dev/null", "w", stdout) == nullptr) return exit_error;
     }
@@ -378,7 +381,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         std::optional<report::OutputFolder> folder;
         if (!run_options.output_dir.empty() && command->writes_arrays())
           folder.emplace(run_options.output_dir + "/" + command->name(), "run", manifest_model(command->name()));
-        Context context{*parse_precision(run_options.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
+        Context context{*parse_precision(run_options.precision), folder ? &*folder : nullptr, *progress,
+                        resources_of(b)};
         auto r = command->run_default(context, size);
         report::gather_rank_times(r);
         r.command = command_line;
@@ -387,8 +391,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         std::fprintf(stdout, "  %-14s %8.3f s  %s  [%s]\n", command->name().c_str(), r.phases.total(),
                      command->summarize(r).c_str(), r.status.c_str());
         std::fflush(stdout);
-        if (!succeeded(r.status))
-          std::fprintf(stderr, "%s: status %s\n", command->name().c_str(), r.status.c_str());
+        if (!succeeded(r.status)) std::fprintf(stderr, "%s: status %s\n", command->name().c_str(), r.status.c_str());
         all_succeeded = all_succeeded && succeeded(r.status);
         all.push_back(report::to_json(r));
         if (folder) folder->write_manifest(json_name(run_options));
@@ -404,7 +407,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const& common = model_options[command->name()];
       auto progress = make_progress(common.quiet);
       std::optional<report::OutputFolder> folder;
-      if (!common.output_dir.empty()) folder.emplace(common.output_dir, command->name(), manifest_model(command->name()));
+      if (!common.output_dir.empty())
+        folder.emplace(common.output_dir, command->name(), manifest_model(command->name()));
       require_distributed(*command);
       auto const session = runtime.start(threads, device_id);
       auto const b = runtime.describe();
@@ -420,8 +424,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       if (folder) folder->write_manifest(json_name(common));
       if (!succeeded(r.status)) {
         std::string const why = r.status == status::non_finite ? "a result is not finite (NaN or infinite)"
-                                : r.status == status::budget_exhausted ? "the budget ran out before the tolerance was met"
-                                                                       : "did not converge";
+                                : r.status == status::budget_exhausted
+                                    ? "the budget ran out before the tolerance was met"
+                                    : "did not converge";
         std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
         return exit_not_converged;
       }

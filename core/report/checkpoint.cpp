@@ -210,12 +210,12 @@ Checkpoint read_checkpoint(std::string const& path) {
   r.array<char>(sizeof magic, "magic");
   auto const version = r.get<std::uint32_t>("the version");
   if (version != format_version)
-    throw CheckpointError(
-        fmt::format("checkpoint '{}' has format version {}, this build reads version {}", path, version, format_version));
+    throw CheckpointError(fmt::format("checkpoint '{}' has format version {}, this build reads version {}", path,
+                                      version, format_version));
   if (stored != fnv1a(bytes.substr(0, body)))
-    throw CheckpointError(fmt::format(
-        "checkpoint '{}' is truncated or corrupt: its checksum does not match its contents ({} bytes)", path,
-        bytes.size()));
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' is truncated or corrupt: its checksum does not match its contents ({} bytes)",
+                    path, bytes.size()));
   auto const entries = r.get<std::uint32_t>("the entry count");
   Checkpoint c;
   c.fingerprint = r.text("the fingerprint");
@@ -223,12 +223,16 @@ Checkpoint read_checkpoint(std::string const& path) {
     auto const kind = r.get<std::uint8_t>("an entry's kind");
     std::string const name = r.text("an entry's name");
     auto const count = r.get<std::uint64_t>("an entry's size");
-    if (kind == kind_double) c.set(name, r.array<double>(count, name));
-    else if (kind == kind_int64) c.set(name, r.array<std::int64_t>(count, name));
-    else throw CheckpointError(fmt::format("checkpoint '{}': entry '{}' has an unknown kind {}", path, name, int(kind)));
+    if (kind == kind_double)
+      c.set(name, r.array<double>(count, name));
+    else if (kind == kind_int64)
+      c.set(name, r.array<std::int64_t>(count, name));
+    else
+      throw CheckpointError(fmt::format("checkpoint '{}': entry '{}' has an unknown kind {}", path, name, int(kind)));
   }
   if (r.pos() != body)
-    throw CheckpointError(fmt::format("checkpoint '{}' is corrupt: {} bytes after the last entry", path, body - r.pos()));
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' is corrupt: {} bytes after the last entry", path, body - r.pos()));
   c.source = path;
   return c;
 }

@@ -22,9 +22,11 @@ void write_array(std::string const& path, std::span<const T> data, std::vector<s
   std::size_t count = 1;
   for (auto s : shape) count *= s;
   if (count != data.size())
-    throw std::invalid_argument(fmt::format("write_npy('{}'): shape holds {} values, data has {}", path, count, data.size()));
+    throw std::invalid_argument(
+        fmt::format("write_npy('{}'): shape holds {} values, data has {}", path, count, data.size()));
   std::string shape_text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) shape_text += fmt::format("{}{}", shape[i], shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    shape_text += fmt::format("{}{}", shape[i], shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
   shape_text += ")";
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", dtype, shape_text);
   // magic(6) + version(2) + header length(2) + header, padded with spaces to a multiple of 64, ending in '\n'.
@@ -81,7 +83,8 @@ std::string header_value(std::string const& path, std::string const& header, std
 
 NpyArray read_npy(std::string const& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw NpyReadError(fmt::format("'{}' does not exist or is not a file", path));
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw NpyReadError(fmt::format("'{}' does not exist or is not a file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyReadError(fmt::format("cannot open '{}'", path));
   std::string const bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -89,13 +92,15 @@ NpyArray read_npy(std::string const& path) {
   int const major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len = 0, offset = 0;
   if (major == 1) {
-    header_len = std::size_t(static_cast<unsigned char>(bytes[8])) | std::size_t(static_cast<unsigned char>(bytes[9])) << 8;
+    header_len = std::size_t(static_cast<unsigned char>(bytes[8])) | std::size_t(static_cast<unsigned char>(bytes[9]))
+                                                                         << 8;
     offset = 10;
   } else if (major == 2 && bytes.size() >= 12) {
     for (int b = 0; b < 4; ++b) header_len |= std::size_t(static_cast<unsigned char>(bytes[8 + b])) << (8 * b);
     offset = 12;
   } else {
-    npy_fail(path, fmt::format("format version {}.{} (expected 1.0 or 2.0)", major, int(static_cast<unsigned char>(bytes[7]))));
+    npy_fail(path, fmt::format("format version {}.{} (expected 1.0 or 2.0)", major,
+                               int(static_cast<unsigned char>(bytes[7]))));
   }
   if (offset + header_len > bytes.size()) npy_fail(path, "the header is longer than the file");
   std::string const header = bytes.substr(offset, header_len);
@@ -106,11 +111,14 @@ NpyArray read_npy(std::string const& path) {
   if (descr.size() < 2 || descr.front() != '\'' || descr.back() != '\'') npy_fail(path, "malformed descr: " + descr);
   a.dtype = descr.substr(1, descr.size() - 2);
   std::size_t item = 0;
-  if (a.dtype == "<f8") item = 8;
-  else if (a.dtype == "<f4" || a.dtype == "<i4") item = 4;
+  if (a.dtype == "<f8")
+    item = 8;
+  else if (a.dtype == "<f4" || a.dtype == "<i4")
+    item = 4;
   else
-    npy_fail(path, fmt::format("dtype '{}' (this reader accepts little-endian float64 '<f8', float32 '<f4' and int32 '<i4')",
-                               a.dtype));
+    npy_fail(path,
+             fmt::format("dtype '{}' (this reader accepts little-endian float64 '<f8', float32 '<f4' and int32 '<i4')",
+                         a.dtype));
   std::string const order = header_value(path, header, "fortran_order");
   if (order == "True") npy_fail(path, "Fortran order (this reader accepts C order only)");
   if (order != "False") npy_fail(path, "malformed fortran_order: " + order);

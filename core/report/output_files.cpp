@@ -40,7 +40,8 @@ int make_temporary(std::string const& dir, std::string const& stem, std::string&
 void probe_folder(std::string const& dir, std::string const& what) {
   std::string name;
   int const fd = make_temporary(dir, "parity-probe", name);
-  if (fd < 0) throw InvalidInput(fmt::format("{}: cannot write files in folder '{}': {}", what, dir, std::strerror(errno)));
+  if (fd < 0)
+    throw InvalidInput(fmt::format("{}: cannot write files in folder '{}': {}", what, dir, std::strerror(errno)));
   ::close(fd);
   ::unlink(name.c_str());
 }
@@ -52,7 +53,8 @@ void check_output_file(std::string const& path, std::string const& option) {
   require(!path.empty(), option + ": the file name is empty");
   std::error_code ec;
   auto const st = fs::status(path, ec);
-  if (fs::is_directory(st)) throw InvalidInput(what + " is a directory (give a file name, e.g. " + path + "/report.json)");
+  if (fs::is_directory(st))
+    throw InvalidInput(what + " is a directory (give a file name, e.g. " + path + "/report.json)");
   if (fs::exists(st) && !fs::is_regular_file(st))
     throw InvalidInput(what + " exists and is not a regular file (a device, socket or pipe)");
   std::string const dir = folder_of(path);
@@ -164,8 +166,11 @@ void OutputFolder::write_manifest(std::optional<std::string> const& report) {
     fs::path const rel = file.lexically_relative(folder);
     report_name = rel.empty() ? *report : rel.string();
   }
-  nlohmann::json const doc = {{"schema", output_manifest_schema}, {"command", command_}, {"model", model_},
-                              {"arrays", arrays}, {"report", report_name}};
+  nlohmann::json const doc = {{"schema", output_manifest_schema},
+                              {"command", command_},
+                              {"model", model_},
+                              {"arrays", arrays},
+                              {"report", report_name}};
   ensure();
   write_file_atomic(path("manifest.json"), doc.dump(2) + "\n");
 }

@@ -31,7 +31,9 @@ State& state() {
 class CommTimer {
  public:
   CommTimer() : t0_(std::chrono::steady_clock::now()) {}
-  ~CommTimer() { state().comm_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  ~CommTimer() {
+    state().comm_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
 
  private:
   std::chrono::steady_clock::time_point t0_;

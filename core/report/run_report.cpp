@@ -52,7 +52,8 @@ nlohmann::json to_json(RunReport const& r) {
   nlohmann::json phases = nlohmann::json::object();
   for (auto const& p : r.phases.phases()) phases[p.name] = {{"seconds", p.seconds}, {"calls", p.calls}};
   nlohmann::json rank_phases = nlohmann::json::object();
-  bool const gathered = r.rank_phase_seconds.size() == r.phases.phases().size() && !r.rank_communication_seconds.empty();
+  bool const gathered =
+      r.rank_phase_seconds.size() == r.phases.phases().size() && !r.rank_communication_seconds.empty();
   for (std::size_t i = 0; i < r.phases.phases().size(); ++i)
     rank_phases[r.phases.phases()[i].name] =
         gathered ? r.rank_phase_seconds[i] : std::vector<double>{r.phases.phases()[i].seconds};
@@ -60,8 +61,9 @@ nlohmann::json to_json(RunReport const& r) {
       {"count", gathered ? r.rank_communication_seconds.size() : std::size_t(1)},
       {"phase_seconds", rank_phases},
       {"communication_seconds", gathered ? r.rank_communication_seconds : std::vector<double>{0.0}},
-      {"what", "wall seconds of each phase on each rank (rank order); communication: time inside the "
-               "collectives between ranks (host memory), also counted in the phase it happens in; since the process started"}};
+      {"what",
+       "wall seconds of each phase on each rank (rank order); communication: time inside the "
+       "collectives between ranks (host memory), also counted in the phase it happens in; since the process started"}};
   return {{"schema", run_report_schema},
           {"parity",
            {{"version", build.parity_version},

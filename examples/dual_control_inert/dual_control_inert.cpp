@@ -38,8 +38,8 @@ int main(int argc, char* argv[]) {
   double const bound = p.delta / (1 - p.delta) * r.inert.c * h * h / 4;
   std::printf("inert policy: %ld iterations, residual %.2e, converged %s\n", r.iterations, r.residual,
               r.converged ? "yes" : "no");
-  std::printf("V(xbar) grid %.8f, closed form %.8f, difference %.3e (bound %.3e)\n", v_grid, v_exact,
-              v_grid - v_exact, bound);
+  std::printf("V(xbar) grid %.8f, closed form %.8f, difference %.3e (bound %.3e)\n", v_grid, v_exact, v_grid - v_exact,
+              bound);
   for (auto const& ref : r.references)
     std::printf("  at (x %.2f, mu %.2f, Sigma %.2f): V %.6f, inert closed form %.6f\n", ref.state.x, ref.state.mu,
                 ref.state.Sigma, ref.V, ref.V_inert);

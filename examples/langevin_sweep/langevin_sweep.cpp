@@ -15,9 +15,9 @@ template <class Real>
 struct LangevinOscillator {
   using real_type = Real;
   static constexpr int dim = 2, noise_dim = 1;  // state (x, v), one Wiener process
-  static constexpr int wrapped = -1;            // no periodic component
-  static constexpr unsigned noisy = 1u << 1;    // the noise enters v only
-  enum Field { gamma_field, omega2_field };     // the sweepable parameters
+  static constexpr int wrapped = -1;  // no periodic component
+  static constexpr unsigned noisy = 1u << 1;  // the noise enters v only
+  enum Field { gamma_field, omega2_field };  // the sweepable parameters
 
   Real gamma = 1, omega2 = 1, T = 1;
 
@@ -84,8 +84,8 @@ int main(int argc, char* argv[]) {
     var_x /= used;
     var_v /= used;
     double const ex = (var_x - system.T / omega2) / (system.T / omega2), ev = (var_v - system.T) / system.T;
-    std::printf("gamma %.2f omega^2 %.2f: <x^2> %.4f (exact %.4f, %+.2f %%)  <v^2> %.4f (exact %.4f, %+.2f %%)\n", gamma,
-                omega2, var_x, system.T / omega2, 100 * ex, var_v, system.T, 100 * ev);
+    std::printf("gamma %.2f omega^2 %.2f: <x^2> %.4f (exact %.4f, %+.2f %%)  <v^2> %.4f (exact %.4f, %+.2f %%)\n",
+                gamma, omega2, var_x, system.T / omega2, 100 * ex, var_v, system.T, 100 * ev);
     worst = std::fmax(worst, std::fmax(std::abs(ex), std::abs(ev)));
     ok = ok && std::isfinite(ex) && std::isfinite(ev);
   }

@@ -37,9 +37,9 @@
 namespace parity::cubature {
 
 template <class ExecutionSpace, class Real, class F>
-std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs, std::vector<double> const& lower,
-                                    std::vector<double> const& upper, Tolerances const& tol, Options const& opt,
-                                    int concurrency = 0) {
+std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs,
+                                    std::vector<double> const& lower, std::vector<double> const& upper,
+                                    Tolerances const& tol, Options const& opt, int concurrency = 0) {
   static_assert(Kokkos::is_execution_space_v<ExecutionSpace>,
                 "parity::cubature::integrate_batch: the first template argument must be a Kokkos execution space");
   static_assert(detail::check_integrand<F, Real>());
@@ -60,7 +60,7 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
     ++finished;
     if (opt.progress)
       opt.progress({"batch", int(finished), -1.0, clock.seconds(),
-                   std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
+                    std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
   };
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   int const workers = host ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));

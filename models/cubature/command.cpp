@@ -53,11 +53,15 @@ nlohmann::json parameters_json(Params const& p) {
 // cubature-specific reason stays in "stopped_by".
 std::string common_status(Status s) {
   switch (s) {
-    case Status::converged: return cli::status::converged;
+    case Status::converged:
+      return cli::status::converged;
     case Status::budget_exhausted:
-    case Status::storage_exhausted: return cli::status::budget_exhausted;
-    case Status::integrand_not_finite: return cli::status::non_finite;
-    case Status::not_converged: break;
+    case Status::storage_exhausted:
+      return cli::status::budget_exhausted;
+    case Status::integrand_not_finite:
+      return cli::status::non_finite;
+    case Status::not_converged:
+      break;
   }
   return cli::status::not_converged;
 }
@@ -114,9 +118,7 @@ void write_history(report::OutputFolder& out, std::string const& prefix, Result 
     error[i] = r.history[i].error;
     evaluations[i] = double(r.history[i].evaluations);
   }
-  auto put = [&](char const* name, std::vector<double> const& v) {
-    out.npy(prefix + name, v, {m});
-  };
+  auto put = [&](char const* name, std::vector<double> const& v) { out.npy(prefix + name, v, {m}); };
   put("phase1_regions", regions);
   put("phase1_unfinished", bad);
   put("phase1_integral", integral);
@@ -143,11 +145,13 @@ class Command final : public cli::Command {
     sub.add_option("--upper", params_.upper, "Upper bounds: one value or n, comma separated")
         ->delimiter(',')
         ->default_str("1");
-    a_option_ = sub.add_option("--a", params_.a,
-                   "Genz difficulty a_i: one value or n (default per family: oscillatory 2, product_peak 5, "
-                   "corner_peak 1, gaussian 5, c0 2, discontinuous 1)")
-        ->delimiter(',');
-    u_option_ = sub.add_option("--u", params_.u, "Genz location u_i: one value or n")->delimiter(',')->default_str("0.5");
+    a_option_ =
+        sub.add_option("--a", params_.a,
+                       "Genz difficulty a_i: one value or n (default per family: oscillatory 2, product_peak 5, "
+                       "corner_peak 1, gaussian 5, c0 2, discontinuous 1)")
+            ->delimiter(',');
+    u_option_ =
+        sub.add_option("--u", params_.u, "Genz location u_i: one value or n")->delimiter(',')->default_str("0.5");
     sub.add_option("--rel-tol", params_.tolerances.relative, "Relative tolerance, in [0, 1)")->capture_default_str();
     sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance, >= 0")->capture_default_str();
     sub.add_option("--max-evals", max_evals_, "Most integrand evaluations (e.g. 1e8)")
@@ -164,15 +168,20 @@ class Command final : public cli::Command {
         ->check(CLI::IsMember({"automatic", "difference", "null_rules", "two_level"}))
         ->capture_default_str();
     auto& o = params_.options;
-    sub.add_option("--initial-regions", o.initial_regions, "Phase 1 starts from an even partition of about this many regions")
+    sub.add_option("--initial-regions", o.initial_regions,
+                   "Phase 1 starts from an even partition of about this many regions")
         ->capture_default_str();
     sub.add_option("--max-regions", o.max_regions, "Lmax: phase-1 splits aim at a list of this many regions")
         ->capture_default_str();
     sub.add_option("--phase2-regions", o.phase2_regions, "Hand over to phase 2 once this many regions are unfinished")
         ->capture_default_str();
-    sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")->capture_default_str();
-    sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")->capture_default_str();
-    sub.add_option("--heap-capacity", o.heap_capacity, "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")->capture_default_str();
+    sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")
+        ->capture_default_str();
+    sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")
+        ->capture_default_str();
+    sub.add_option("--heap-capacity", o.heap_capacity,
+                   "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")
+        ->capture_default_str();
     sub.add_option("--max-memory-mb", o.max_memory_mb,
                    "Memory for the phase-2 heaps of one batch (MB); improved mode: also for the phase-1 region lists")
         ->capture_default_str();
@@ -213,7 +222,8 @@ class Command final : public cli::Command {
     require(!family || !is_paper(*family),
             "--sweep: " + params_.integrand + " has no parameters (sweeps are for the Genz families)");
     std::vector<Params> cases(sweep.n, params_);
-    for (int k = 0; k < sweep.n; ++k) (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
+    for (int k = 0; k < sweep.n; ++k)
+      (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
     auto r = run_cases(context, cases, "sweep", true);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
     r.parameters["concurrency"] = concurrency_;
@@ -242,8 +252,9 @@ class Command final : public cli::Command {
                  make("oscillatory", 6, 1e-6, 1e9)};
         break;
       case cli::Size::large:
-        cases = {make("gaussian", 6, 1e-6, 1e10), make("corner_peak", 6, 1e-6, 1e10), make("product_peak", 5, 1e-6, 1e10),
-                 make("oscillatory", 8, 1e-6, 1e10), make("discontinuous", 4, 1e-4, 1e10)};
+        cases = {make("gaussian", 6, 1e-6, 1e10), make("corner_peak", 6, 1e-6, 1e10),
+                 make("product_peak", 5, 1e-6, 1e10), make("oscillatory", 8, 1e-6, 1e10),
+                 make("discontinuous", 4, 1e-4, 1e10)};
         break;
     }
     return run_cases(context, cases, "default");
@@ -254,8 +265,8 @@ class Command final : public cli::Command {
       double const true_error = c["true_error"].is_null() ? std::nan("") : c["true_error"].get<double>();
       return fmt::format("{} {}-D: I = {:.12g} +- {:.2g} (true error {:.2g}), {} evaluations, {}",
                          c["integrand"].get<std::string>(), c["dim"].get<int>(), c["integral"].get<double>(),
-                         c["error_estimate"].get<double>(), true_error,
-                         c["evaluations"].get<long long>(), c["status"].get<std::string>());
+                         c["error_estimate"].get<double>(), true_error, c["evaluations"].get<long long>(),
+                         c["status"].get<std::string>());
     };
     if (!r.results.contains("cases")) return one(r.results);
     auto const& cases = r.results["cases"];
@@ -268,9 +279,10 @@ class Command final : public cli::Command {
         evaluations += c["evaluations"].get<long long>();
         if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
       }
-      return fmt::format("{} integrals of {} {}-D: {} converged, {} evaluations in all, largest relative true error {:.2g}",
-                         cases.size(), cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged,
-                         evaluations, worst);
+      return fmt::format(
+          "{} integrals of {} {}-D: {} converged, {} evaluations in all, largest relative true error {:.2g}",
+          cases.size(), cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
+          worst);
     }
     std::string s;
     for (auto const& c : r.results["cases"]) s += (s.empty() ? "" : "; ") + one(c);
@@ -283,8 +295,9 @@ class Command final : public cli::Command {
                               bool batch = false) {
     report::RunReport r;
     r.model = "cubature";
-    r.timing_note = "each phase: wall time between two fences of the execution space (phase 1 breadth-first, "
-                    "phase 2 per-region heaps)";
+    r.timing_note =
+        "each phase: wall time between two fences of the execution space (phase 1 breadth-first, "
+        "phase 2 per-region heaps)";
     bool all_converged = true;
     nlohmann::json results = nlohmann::json::array();
     nlohmann::json parameters = nlohmann::json::array();

@@ -33,17 +33,28 @@ inline constexpr bool is_paper(Family f) { return int(f) >= int(Family::f1); }
 
 inline char const* to_string(Family f) {
   switch (f) {
-    case Family::oscillatory: return "oscillatory";
-    case Family::product_peak: return "product_peak";
-    case Family::corner_peak: return "corner_peak";
-    case Family::gaussian: return "gaussian";
-    case Family::c0: return "c0";
-    case Family::discontinuous: return "discontinuous";
-    case Family::f1: return "f1";
-    case Family::f2: return "f2";
-    case Family::f3: return "f3";
-    case Family::f4: return "f4";
-    case Family::f5: return "f5";
+    case Family::oscillatory:
+      return "oscillatory";
+    case Family::product_peak:
+      return "product_peak";
+    case Family::corner_peak:
+      return "corner_peak";
+    case Family::gaussian:
+      return "gaussian";
+    case Family::c0:
+      return "c0";
+    case Family::discontinuous:
+      return "discontinuous";
+    case Family::f1:
+      return "f1";
+    case Family::f2:
+      return "f2";
+    case Family::f3:
+      return "f3";
+    case Family::f4:
+      return "f4";
+    case Family::f5:
+      return "f5";
   }
   return "?";
 }
@@ -66,17 +77,39 @@ inline std::optional<Family> parse_family(std::string_view s) {
 inline double flops_per_evaluation(Family f, int n) {
   double integrand = 0;
   switch (f) {
-    case Family::oscillatory: integrand = 2.0 * n + 3; break;    // 2 pi u: 2; a x + s: 2n; cos
-    case Family::product_peak: integrand = 7.0 * n; break;       // a a, 1/., x - u, d d, +, 1/., p *: per axis
-    case Family::corner_peak: integrand = 2.0 * n + 2; break;    // a x + s: 2n; exponent; pow
-    case Family::gaussian: integrand = 4.0 * n + 2; break;       // x - u, a *, d d + s: 4n; -s; exp
-    case Family::c0: integrand = 4.0 * n + 2; break;             // x - u, abs, a *, + s: 4n; -s; exp
-    case Family::discontinuous: integrand = 2.0 * n + 3; break;  // 2 compares; a x + s: 2n; exp
-    case Family::f1: integrand = 2.0 * n + 4; break;             // x x + s: 2n; cos; c c; +; 1/.
-    case Family::f2: integrand = 4.0 * n + 1; break;             // w x, cos, p *, w *= 4: 4n; cos
-    case Family::f3: integrand = n * (n + 1) / 2.0 + 3.0 * n + 1; break;  // x^(i+1): i+1 multiplies; asin, (i+1) *, p *; sin
-    case Family::f4: integrand = 2.0 * n + 1; break;             // asin, p *: 2n; sin
-    case Family::f5: integrand = 3.0 * n + 2; break;             // 10 x, cos, + s: 3n; 2 beta, /
+    case Family::oscillatory:
+      integrand = 2.0 * n + 3;
+      break;  // 2 pi u: 2; a x + s: 2n; cos
+    case Family::product_peak:
+      integrand = 7.0 * n;
+      break;  // a a, 1/., x - u, d d, +, 1/., p *: per axis
+    case Family::corner_peak:
+      integrand = 2.0 * n + 2;
+      break;  // a x + s: 2n; exponent; pow
+    case Family::gaussian:
+      integrand = 4.0 * n + 2;
+      break;  // x - u, a *, d d + s: 4n; -s; exp
+    case Family::c0:
+      integrand = 4.0 * n + 2;
+      break;  // x - u, abs, a *, + s: 4n; -s; exp
+    case Family::discontinuous:
+      integrand = 2.0 * n + 3;
+      break;  // 2 compares; a x + s: 2n; exp
+    case Family::f1:
+      integrand = 2.0 * n + 4;
+      break;  // x x + s: 2n; cos; c c; +; 1/.
+    case Family::f2:
+      integrand = 4.0 * n + 1;
+      break;  // w x, cos, p *, w *= 4: 4n; cos
+    case Family::f3:
+      integrand = n * (n + 1) / 2.0 + 3.0 * n + 1;
+      break;  // x^(i+1): i+1 multiplies; asin, (i+1) *, p *; sin
+    case Family::f4:
+      integrand = 2.0 * n + 1;
+      break;  // asin, p *: 2n; sin
+    case Family::f5:
+      integrand = 3.0 * n + 2;
+      break;  // 10 x, cos, + s: 3n; 2 beta, /
   }
   return integrand + n + 2;
 }
@@ -84,13 +117,20 @@ inline double flops_per_evaluation(Family f, int n) {
 // Default difficulty a_i of each family (u_i defaults to 0.5).
 inline double default_a(Family f) {
   switch (f) {
-    case Family::oscillatory: return 2.0;
-    case Family::product_peak: return 5.0;
-    case Family::corner_peak: return 1.0;
-    case Family::gaussian: return 5.0;
-    case Family::c0: return 2.0;
-    case Family::discontinuous: return 1.0;
-    default: return 0.0;  // f1..f5 have no parameters
+    case Family::oscillatory:
+      return 2.0;
+    case Family::product_peak:
+      return 5.0;
+    case Family::corner_peak:
+      return 1.0;
+    case Family::gaussian:
+      return 5.0;
+    case Family::c0:
+      return 2.0;
+    case Family::discontinuous:
+      return 1.0;
+    default:
+      return 0.0;  // f1..f5 have no parameters
   }
 }
 
@@ -100,11 +140,13 @@ inline void validate_genz(Family f, std::vector<double> const& a, std::vector<do
   std::size_t const n = lower.size();
   if (is_paper(f)) {
     for (std::size_t i = 0; i < n; ++i)
-      require(lower[i] == 0.0 && upper[i] == 1.0, std::string(to_string(f)) + " is defined on the unit cube [0,1]^n only");
+      require(lower[i] == 0.0 && upper[i] == 1.0,
+              std::string(to_string(f)) + " is defined on the unit cube [0,1]^n only");
     return;
   }
   require(a.size() == n && u.size() == n, "Genz parameters a and u need one value per dimension");
-  for (std::size_t i = 0; i < n; ++i) require(std::isfinite(a[i]) && std::isfinite(u[i]), "Genz parameters must be finite");
+  for (std::size_t i = 0; i < n; ++i)
+    require(std::isfinite(a[i]) && std::isfinite(u[i]), "Genz parameters must be finite");
   if (f == Family::product_peak || f == Family::gaussian || f == Family::corner_peak)
     for (double ai : a) require(ai > 0, std::string(to_string(f)) + ": parameters a_i must be > 0");
   if (f == Family::c0)
@@ -167,7 +209,8 @@ inline double genz_exact(Family f, std::vector<double> const& a, std::vector<dou
       L const sqrt_pi = std::sqrt(std::acos(L(-1)));
       for (std::size_t i = 0; i < n; ++i) {
         L const ai = a[i], x1 = ai * (L(lower[i]) - u[i]), x2 = ai * (L(upper[i]) - u[i]);
-        L const diff = x1 >= 0 ? std::erfc(x1) - std::erfc(x2) : (x2 <= 0 ? std::erfc(-x2) - std::erfc(-x1) : std::erf(x2) - std::erf(x1));
+        L const diff = x1 >= 0 ? std::erfc(x1) - std::erfc(x2)
+                               : (x2 <= 0 ? std::erfc(-x2) - std::erfc(-x1) : std::erf(x2) - std::erf(x1));
         p *= sqrt_pi / (2 * ai) * diff;
       }
       return double(p);
@@ -195,7 +238,8 @@ inline double genz_exact(Family f, std::vector<double> const& a, std::vector<dou
       }
       return double(p);
     }
-    default: return paper_reference(int(f) - int(Family::f1) + 1, int(n));
+    default:
+      return paper_reference(int(f) - int(Family::f1) + 1, int(n));
   }
 }
 

@@ -25,11 +25,16 @@ enum class Status { converged, budget_exhausted, storage_exhausted, integrand_no
 
 inline char const* to_string(Status s) {
   switch (s) {
-    case Status::converged: return "converged";
-    case Status::budget_exhausted: return "budget_exhausted";
-    case Status::storage_exhausted: return "storage_exhausted";
-    case Status::integrand_not_finite: return "integrand_not_finite";
-    case Status::not_converged: break;
+    case Status::converged:
+      return "converged";
+    case Status::budget_exhausted:
+      return "budget_exhausted";
+    case Status::storage_exhausted:
+      return "storage_exhausted";
+    case Status::integrand_not_finite:
+      return "integrand_not_finite";
+    case Status::not_converged:
+      break;
   }
   return "not_converged";
 }
@@ -48,10 +53,14 @@ enum class ErrorEstimate { automatic, difference, null_rules, two_level };
 inline char const* to_string(Mode m) { return m == Mode::paper ? "paper" : "improved"; }
 inline char const* to_string(ErrorEstimate e) {
   switch (e) {
-    case ErrorEstimate::difference: return "difference";
-    case ErrorEstimate::null_rules: return "null_rules";
-    case ErrorEstimate::two_level: return "two_level";
-    case ErrorEstimate::automatic: break;
+    case ErrorEstimate::difference:
+      return "difference";
+    case ErrorEstimate::null_rules:
+      return "null_rules";
+    case ErrorEstimate::two_level:
+      return "two_level";
+    case ErrorEstimate::automatic:
+      break;
   }
   return "automatic";
 }
@@ -64,23 +73,23 @@ struct Tolerances {
 
 // Every member has a default that suits most integrals; the comments name it.
 struct Options {
-  Mode mode = Mode::improved;                               // default improved (see Mode)
+  Mode mode = Mode::improved;  // default improved (see Mode)
   ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
   std::int64_t max_evaluations = 1'000'000'000;  // default 1e9: integrand evaluations in all
   int initial_regions = 2048;  // default 2048: phase 1 starts from an even partition of about this many
-  int max_regions = 2048;      // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
-  int phase2_regions = 512;    // default 512: phase 1 hands over once this many regions are bad (paper)
-  int max_split = 8;           // default 8: most pieces one region is cut into in a phase-1 step (paper)
+  int max_regions = 2048;  // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
+  int phase2_regions = 512;  // default 512: phase 1 hands over once this many regions are bad (paper)
+  int max_split = 8;  // default 8: most pieces one region is cut into in a phase-1 step (paper)
   int max_phase1_iterations = 64;  // default 64 in paper mode; improved mode: 16 times this
-  int heap_capacity = 0;           // default 0: subregions each phase-2 region may hold; 0: as many as
-                                   // max_memory_mb allows with every phase-2 region resident
-  double max_memory_mb = 512.0;    // default 512: all phase-2 heaps of one batch together; improved
-                                   // mode: also the phase-1 region lists
+  int heap_capacity = 0;  // default 0: subregions each phase-2 region may hold; 0: as many as
+                          // max_memory_mb allows with every phase-2 region resident
+  double max_memory_mb = 512.0;  // default 512: all phase-2 heaps of one batch together; improved
+                                 // mode: also the phase-1 region lists
   double max_host_memory_mb = 0.0;  // default 0: improved mode, regions parked in host memory while
                                     // the list is refined depth-first in pieces that fit
                                     // max_memory_mb (for tight tolerances with large budgets);
                                     // 0: none, phase 2's heaps take the list
-  int team_size = 0;                // default 0: 1 on host backends, 32 on GPUs
+  int team_size = 0;  // default 0: 1 on host backends, 32 on GPUs
 
   // Where the integration is, from host code between kernels (stages "phase 1", "phase 2";
   // integrate_batch: "batch", one line per integral finished, under a lock). Default empty: silent.
@@ -93,9 +102,9 @@ struct Options {
 
 struct Phase1Step {
   int iteration = 0;
-  std::int64_t regions = 0;      // evaluated in this step
-  std::int64_t bad = 0;          // left unfinished
-  double integral = 0.0;         // running totals after this step
+  std::int64_t regions = 0;  // evaluated in this step
+  std::int64_t bad = 0;  // left unfinished
+  double integral = 0.0;  // running totals after this step
   double error = 0.0;
   std::int64_t evaluations = 0;  // cumulative
 };
@@ -104,25 +113,25 @@ struct Result {
   double integral = 0.0;
   double error = 0.0;
   std::int64_t evaluations = 0;
-  std::int64_t regions = 0;            // regions of the final partition
+  std::int64_t regions = 0;  // regions of the final partition
   std::int64_t regions_evaluated = 0;  // applications of the rule
   Status status = Status::not_converged;
   int phase1_iterations = 0;
-  std::int64_t phase2_regions = 0;           // regions handed to phase 2
-  std::int64_t phase2_budget_limited = 0;    // of those, stopped by their evaluation share
-  std::int64_t phase2_storage_limited = 0;   // of those, stopped by a full heap
-  std::int64_t phase2_batch = 0;             // phase-2 regions run at once
-  int phase2_rounds = 0;                     // phase-2 launches over all regions: 1 + redistributions
-  std::int64_t phase1_capacity = 0;          // longest region list phase 1 may hold
-  std::int64_t filtered_regions = 0;         // regions finished by the memory filter (improved mode)
-  std::int64_t parked_chunks = 0;            // improved mode: pieces of the list parked on the host
-  double peak_host_mb = 0.0;                 // most host memory the parked pieces held at once
-  std::int64_t unrefined_regions = 0;        // parked regions left at their parents' values (the
-                                             // budget, host memory or iteration limit stopped the run)
+  std::int64_t phase2_regions = 0;  // regions handed to phase 2
+  std::int64_t phase2_budget_limited = 0;  // of those, stopped by their evaluation share
+  std::int64_t phase2_storage_limited = 0;  // of those, stopped by a full heap
+  std::int64_t phase2_batch = 0;  // phase-2 regions run at once
+  int phase2_rounds = 0;  // phase-2 launches over all regions: 1 + redistributions
+  std::int64_t phase1_capacity = 0;  // longest region list phase 1 may hold
+  std::int64_t filtered_regions = 0;  // regions finished by the memory filter (improved mode)
+  std::int64_t parked_chunks = 0;  // improved mode: pieces of the list parked on the host
+  double peak_host_mb = 0.0;  // most host memory the parked pieces held at once
+  std::int64_t unrefined_regions = 0;  // parked regions left at their parents' values (the
+                                       // budget, host memory or iteration limit stopped the run)
   Mode mode = Mode::improved;
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   int heap_capacity = 0;
-  double tolerance = 0.0;                    // max(tau_abs, tau_rel |I|) at the end
+  double tolerance = 0.0;  // max(tau_abs, tau_rel |I|) at the end
   std::vector<Phase1Step> history;
 };
 
@@ -142,9 +151,9 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(std::isfinite(tol.absolute) && tol.absolute >= 0, "absolute tolerance must be >= 0");
   require(std::isfinite(tol.relative) && tol.relative >= 0, "relative tolerance must be >= 0");
   require(tol.absolute > 0 || tol.relative > 0, "at least one of the absolute and relative tolerances must be > 0");
-  require(opt.max_evaluations >= rule_points(n),
-          "max evaluations must be at least one rule application (" + std::to_string(rule_points(n)) +
-              " points in " + std::to_string(n) + " dimensions)");
+  require(opt.max_evaluations >= rule_points(n), "max evaluations must be at least one rule application (" +
+                                                     std::to_string(rule_points(n)) + " points in " +
+                                                     std::to_string(n) + " dimensions)");
   require(opt.initial_regions >= 1 && opt.initial_regions <= (1 << 24), "initial regions must be in [1, 2^24]");
   require(opt.max_regions >= 2 && opt.max_regions <= (1 << 24), "max regions (Lmax) must be in [2, 2^24]");
   require(opt.phase2_regions >= 1 && 2 * opt.phase2_regions <= opt.max_regions,

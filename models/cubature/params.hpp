@@ -14,11 +14,11 @@ namespace parity::cubature {
 struct Params {
   std::string integrand = "gaussian";  // a Genz family (genz.hpp) or f1..f5 (paper.hpp)
   int dim = 4;
-  std::vector<double> lower{0.0};      // one value (every dimension) or one per dimension
+  std::vector<double> lower{0.0};  // one value (every dimension) or one per dimension
   std::vector<double> upper{1.0};
-  std::vector<double> a;               // Genz difficulty; empty: the family's default (default_a); f1..f5: unused
-  std::vector<double> u{0.5};          // Genz location; f1..f5: unused
-  Tolerances tolerances{};             // absolute 0, relative 1e-6
+  std::vector<double> a;  // Genz difficulty; empty: the family's default (default_a); f1..f5: unused
+  std::vector<double> u{0.5};  // Genz location; f1..f5: unused
+  Tolerances tolerances{};  // absolute 0, relative 1e-6
   Options options{};
 };
 
@@ -44,17 +44,17 @@ inline Problem validate(Params const& p) {
   require(p.dim >= 1 && p.dim <= max_dim,
           "dimension must be between 1 and " + std::to_string(max_dim) + " (got " + std::to_string(p.dim) + ")");
   auto check_len = [&](std::vector<double> const& v, char const* what) {
-    require(v.size() <= 1 || int(v.size()) == p.dim,
-            std::string(what) + " needs one value or " + std::to_string(p.dim) + " values (got " +
-                std::to_string(v.size()) + ")");
+    require(v.size() <= 1 || int(v.size()) == p.dim, std::string(what) + " needs one value or " +
+                                                         std::to_string(p.dim) + " values (got " +
+                                                         std::to_string(v.size()) + ")");
   };
   check_len(p.lower, "--lower");
   check_len(p.upper, "--upper");
   check_len(p.a, "--a");
   check_len(p.u, "--u");
   require(!p.lower.empty() && !p.upper.empty(), "--lower and --upper need at least one value");
-  Problem q{*family, expand(p.lower, p.dim, 0.0), expand(p.upper, p.dim, 1.0),
-            expand(p.a, p.dim, default_a(*family)), expand(p.u, p.dim, 0.5)};
+  Problem q{*family, expand(p.lower, p.dim, 0.0), expand(p.upper, p.dim, 1.0), expand(p.a, p.dim, default_a(*family)),
+            expand(p.u, p.dim, 0.5)};
   validate(q.lower, q.upper, p.tolerances, p.options);
   validate_genz(q.family, q.a, q.u, q.lower, q.upper);
   return q;

@@ -66,9 +66,9 @@ struct Point {
 
 template <class Real>
 struct RuleConstants {
-  Real l2, l4, l5, ratio;            // ratio = (l2/l3)^2 = 1/7
-  Real w1, w2, w3, w4, w5;           // degree 7
-  Real v1, v2, v3, v4;               // degree 5
+  Real l2, l4, l5, ratio;  // ratio = (l2/l3)^2 = 1/7
+  Real w1, w2, w3, w4, w5;  // degree 7
+  Real v1, v2, v3, v4;  // degree 5
   KOKKOS_INLINE_FUNCTION explicit RuleConstants(int n) {
     double const d = n;
     l2 = Real(Kokkos::sqrt(9.0 / 70.0));
@@ -93,15 +93,15 @@ struct RuleConstants {
 template <class Real>
 struct NullRules {
   bool enabled = false;
-  Real w[4][5] = {};        // N1 (degree 5), N2, N3 (degree 3), N4 (degree 1)
-  Real r_crit = Real(1);           // largest ratio still taken as decreasing (asymptotic)
-  Real c_asymptotic = Real(2);     // error = max(c_asymptotic r e1, |I7 - I5|) (r <= r_crit)
-  Real c_coarse = Real(2);         // error = c_coarse max(e1, e2, e3, |I7 - I5|) (r > r_crit)
+  Real w[4][5] = {};  // N1 (degree 5), N2, N3 (degree 3), N4 (degree 1)
+  Real r_crit = Real(1);  // largest ratio still taken as decreasing (asymptotic)
+  Real c_asymptotic = Real(2);  // error = max(c_asymptotic r e1, |I7 - I5|) (r <= r_crit)
+  Real c_coarse = Real(2);  // error = c_coarse max(e1, e2, e3, |I7 - I5|) (r > r_crit)
   // two_level (sharp = true): where r <= r_sharp the error is c_sharp r max(e1, e2^2/e3), not
   // floored at |I7 - I5|; and every split raises its children's errors by the parent-children
   // difference (c_scale, c_add; integrate.hpp).
   bool sharp = false;
-  Real r_sharp = Real(0.2);        // DCUHRE's "strongly decreasing": both ratios <= 1/5
+  Real r_sharp = Real(0.2);  // DCUHRE's "strongly decreasing": both ratios <= 1/5
   Real c_sharp = Real(5);
   double c_scale = 0.5, c_add = 0.25;  // DCUHRE's ERRCOF(5), ERRCOF(6)
 };
@@ -128,12 +128,15 @@ inline double orbit_moment(int n, int k, int m) {
   orbit_counts(n, count);
   if (m == 0) return count[k];
   switch (k) {
-    case 0: return 0.0;
+    case 0:
+      return 0.0;
     case 1:
-    case 2: return axes[m] == 1 ? 2.0 * std::pow(r2[k], d) : 0.0;
+    case 2:
+      return axes[m] == 1 ? 2.0 * std::pow(r2[k], d) : 0.0;
     case 3:  // +-l4 e_i +-l4 e_j: x_1 appears in 4 (n-1) points, x_1 and x_2 together in 4
       return axes[m] == 1 ? 4.0 * (n - 1) * std::pow(r2[3], d) : axes[m] == 2 ? 4.0 * std::pow(r2[3], d) : 0.0;
-    default: return count[4] * std::pow(r2[4], d);
+    default:
+      return count[4] * std::pow(r2[4], d);
   }
 }
 
@@ -190,21 +193,21 @@ NullRules<Real> make_null_rules(int n) {
   // and taken equal to it, so e1 = |I7 - I5| (tests check the direction).
   double const w5[5] = {r.v1, r.v2, r.v3, r.v4, 0.0};
   for (int k = 0; k < 5; ++k) out.w[0][k] = Real(w7[k] - w5[k]);
-  put(1, index[2]);                  // N2: x_1^4 direction, degree 3
-  put(2, index[3]);                  // N3: x_1^2 x_2^2 direction (none for n = 1)
-  put(3, index[1]);                  // N4: x_1^2 direction, degree 1
+  put(1, index[2]);  // N2: x_1^4 direction, degree 3
+  put(2, index[3]);  // N3: x_1^2 x_2^2 direction (none for n = 1)
+  put(3, index[1]);  // N4: x_1^2 direction, degree 1
   return out;
 }
 
 // What one application of the rule gives on one region.
 template <class Real>
 struct RegionEstimate {
-  Real integral;   // degree-7 value
-  Real lower;      // embedded degree-5 value
-  Real error;      // the error estimate (|integral - lower| or from the null rules)
-  Real null[4];    // the null rules' values N1..N4 (zero without null rules)
-  int axis;        // split axis
-  bool finite;     // every integrand value was finite
+  Real integral;  // degree-7 value
+  Real lower;  // embedded degree-5 value
+  Real error;  // the error estimate (|integral - lower| or from the null rules)
+  Real null[4];  // the null rules' values N1..N4 (zero without null rules)
+  int axis;  // split axis
+  bool finite;  // every integrand value was finite
 };
 
 // Team scratch a rule evaluation needs: three Reals per axis.
@@ -318,10 +321,9 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
   r.axis = axis;
   r.finite = Kokkos::isfinite(i7) && Kokkos::isfinite(i5) && Kokkos::isfinite(s2 + s3 + maxdiff);
   for (int q = 0; q < 4; ++q)
-    r.null[q] = nulls.enabled
-                    ? volume * (nulls.w[q][0] * f0 + nulls.w[q][1] * s2 + nulls.w[q][2] * s3 + nulls.w[q][3] * s4 +
-                                nulls.w[q][4] * s5)
-                    : Real(0);
+    r.null[q] = nulls.enabled ? volume * (nulls.w[q][0] * f0 + nulls.w[q][1] * s2 + nulls.w[q][2] * s3 +
+                                          nulls.w[q][3] * s4 + nulls.w[q][4] * s5)
+                              : Real(0);
   if (nulls.enabled) {
     Real const e1 = Kokkos::abs(r.null[0]);
     Real const e2 = Kokkos::sqrt(r.null[1] * r.null[1] + r.null[2] * r.null[2]);

@@ -27,8 +27,8 @@ RunResult solve(ExecutionSpace const& space, Params const& params, run::Progress
   Problem const q = validate(params);
   GenzIntegrand<Real> const f(q.family, q.a, q.u);
   RunResult r;
-  r.integration =
-      integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances, with_reporting(params.options, progress, times));
+  r.integration = integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances,
+                                                  with_reporting(params.options, progress, times));
   r.exact = genz_exact(q.family, q.a, q.u, q.lower, q.upper);
   return r;
 }
@@ -50,10 +50,9 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
   }
   std::vector<RunResult> out(cases.size());
   if (cases.empty()) return out;
-  std::vector<Result> const results =
-      integrate_batch<ExecutionSpace, Real>(space, fs, problems.front().lower, problems.front().upper,
-                                            cases.front().tolerances,
-                                            with_reporting(cases.front().options, progress, times), concurrency);
+  std::vector<Result> const results = integrate_batch<ExecutionSpace, Real>(
+      space, fs, problems.front().lower, problems.front().upper, cases.front().tolerances,
+      with_reporting(cases.front().options, progress, times), concurrency);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);

@@ -10,8 +10,8 @@ namespace parity::dual_control {
 
 template <class Real>
 struct BrentResult {
-  Real x;      // the best point found
-  Real fx;     // f(x)
+  Real x;  // the best point found
+  Real fx;  // f(x)
   int evaluations;
 };
 
@@ -44,8 +44,10 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> brent_minimize(F const& f, Real a, Real
       Real q = (x - v) * (fx - fw);
       Real p = (x - v) * q - (x - w) * r;
       q = 2 * (q - r);
-      if (q > 0) p = -p;
-      else q = -q;
+      if (q > 0)
+        p = -p;
+      else
+        q = -q;
       Real const e_before = e;
       if (Kokkos::fabs(p) < Kokkos::fabs(Real(0.5) * q * e_before) && p > q * (a - x) && p < q * (b - x)) {
         e = d;
@@ -63,8 +65,10 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> brent_minimize(F const& f, Real a, Real
     Real const fu = f(u);
     ++evaluations;
     if (fu <= fx) {
-      if (u >= x) a = x;
-      else b = x;
+      if (u >= x)
+        a = x;
+      else
+        b = x;
       v = w;
       fv = fw;
       w = x;
@@ -72,8 +76,10 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> brent_minimize(F const& f, Real a, Real
       x = u;
       fx = fu;
     } else {
-      if (u < x) a = u;
-      else b = u;
+      if (u < x)
+        a = u;
+      else
+        b = u;
       if (fu <= fw || w == x) {
         v = w;
         fv = fw;

@@ -41,8 +41,8 @@ inline std::string fingerprint(Params const& p, char const* precision) {
     << "\nalgorithm=" << (p.algorithm == Algorithm::paper ? "paper" : "accelerated") << "\nalpha=" << p.alpha
     << "\ngamma=" << p.gamma << "\ndelta=" << p.delta << "\nomega=" << p.omega << "\nxbar=" << p.xbar
     << "\nubar=" << p.ubar << "\nsigma_eps=" << p.sigma_eps << "\ngrid=" << p.nx << "," << p.nmu << "," << p.nsigma
-    << "\nx_range=" << p.x_lo << "," << p.x_hi << "," << p.x_concentration << "\nmu_range=" << p.mu_lo << ","
-    << p.mu_hi << "," << p.mu_concentration << "\nsigma_range=" << p.sigma_lo << "," << p.sigma_hi
+    << "\nx_range=" << p.x_lo << "," << p.x_hi << "," << p.x_concentration << "\nmu_range=" << p.mu_lo << "," << p.mu_hi
+    << "," << p.mu_concentration << "\nsigma_range=" << p.sigma_lo << "," << p.sigma_hi
     << "\nquad_nodes=" << p.quad_nodes << "\ntol=" << p.tolerance() << "\ntol_myopic=" << p.tol_myopic
     << "\nevaluation_sweeps=" << p.evaluation_sweeps_effective() << "\nscan_points=" << p.scan_points
     << "\nbrent=" << p.brent_starts << "," << p.brent_max_iter << "," << p.brent_tol

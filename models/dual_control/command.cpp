@@ -81,7 +81,8 @@ class Command final : public cli::Command {
     sub.add_option("--policy", policy_, "inert (u = 0), myopic (cautionary, minimises the one-period loss) or optimal")
         ->check(CLI::IsMember({"inert", "myopic", "optimal"}))
         ->capture_default_str();
-    sub.add_option("--alpha", p_.alpha, "Intercept alpha of x_t = alpha + beta u_t + gamma x_{t-1} + eps_t")->capture_default_str();
+    sub.add_option("--alpha", p_.alpha, "Intercept alpha of x_t = alpha + beta u_t + gamma x_{t-1} + eps_t")
+        ->capture_default_str();
     sub.add_option("--gamma", p_.gamma, "Persistence gamma (need delta gamma^2 < 1)")->capture_default_str();
     sub.add_option("--delta", p_.delta, "Discount factor delta in (0, 1)")->capture_default_str();
     sub.add_option("--omega", p_.omega, "Weight omega of the control in the loss")->capture_default_str();
@@ -90,40 +91,51 @@ class Command final : public cli::Command {
     sub.add_option("--sigma-eps", p_.sigma_eps, "Standard deviation of the shock eps")->capture_default_str();
     sub.add_option("--grid", grid_, "Grid nodes NX,NMU,NSIGMA")->capture_default_str();
     sub.add_option("--x-range", x_range_, "Box of x: LO,HI (nodes clustered around xbar)")->capture_default_str();
-    sub.add_option("--mu-range", mu_range_, "Box of the belief mean mu: LO,HI (nodes clustered around 0)")->capture_default_str();
-    sub.add_option("--sigma-range", sigma_range_, "Box of the belief variance Sigma: LO,HI (uniform nodes)")->capture_default_str();
-    sub.add_option("--x-concentration", p_.x_concentration, "Clustering of the x nodes around xbar (0: uniform)")->capture_default_str();
-    sub.add_option("--mu-concentration", p_.mu_concentration, "Clustering of the mu nodes around 0 (0: uniform)")->capture_default_str();
+    sub.add_option("--mu-range", mu_range_, "Box of the belief mean mu: LO,HI (nodes clustered around 0)")
+        ->capture_default_str();
+    sub.add_option("--sigma-range", sigma_range_, "Box of the belief variance Sigma: LO,HI (uniform nodes)")
+        ->capture_default_str();
+    sub.add_option("--x-concentration", p_.x_concentration, "Clustering of the x nodes around xbar (0: uniform)")
+        ->capture_default_str();
+    sub.add_option("--mu-concentration", p_.mu_concentration, "Clustering of the mu nodes around 0 (0: uniform)")
+        ->capture_default_str();
     sub.add_option("--quad-nodes", p_.quad_nodes, "Gauss-Hermite nodes for E V(S')")->capture_default_str();
-    tol_option_ = sub.add_option("--tol", p_.tol, "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
-    sub.add_option("--tol-myopic", p_.tol_myopic, "Tolerance of the myopic solve that starts the optimal one")->capture_default_str();
-    sub.add_option("--max-iter", p_.max_iter, "Most iterations (then status not_converged, exit 3)")->capture_default_str();
-    sub.add_option("--algorithm", algorithm_,
-                   "Optimal policy: accelerated (modified policy iteration: " +
-                       std::to_string(accelerated_evaluation_sweeps) +
-                       " policy-evaluation sweeps after each Bellman sweep until the Bellman residual stalls near "
-                       "the tolerance) or paper (plain value iteration, as Morozov & Mathur's Table 2). Same search "
-                       "over u and the same stopping test on Bellman sweeps: both within the tolerance of the same "
-                       "fixed point")
+    tol_option_ = sub.add_option("--tol", p_.tol,
+                                 "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
+    sub.add_option("--tol-myopic", p_.tol_myopic, "Tolerance of the myopic solve that starts the optimal one")
+        ->capture_default_str();
+    sub.add_option("--max-iter", p_.max_iter, "Most iterations (then status not_converged, exit 3)")
+        ->capture_default_str();
+    sub.add_option(
+           "--algorithm", algorithm_,
+           "Optimal policy: accelerated (modified policy iteration: " + std::to_string(accelerated_evaluation_sweeps) +
+               " policy-evaluation sweeps after each Bellman sweep until the Bellman residual stalls near "
+               "the tolerance) or paper (plain value iteration, as Morozov & Mathur's Table 2). Same search "
+               "over u and the same stopping test on Bellman sweeps: both within the tolerance of the same "
+               "fixed point")
         ->check(CLI::IsMember({"accelerated", "paper"}))
         ->capture_default_str();
     sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
                    "Policy-evaluation sweeps after each Bellman step (modified policy iteration; 0: plain value "
                    "iteration; default: the algorithm's, " +
                        std::to_string(accelerated_evaluation_sweeps) + " accelerated, 0 paper)");
-    sub.add_option("--scan-points", p_.scan_points, "Objective evaluations spread over the inert bracket of u (3 to 64)")
+    sub.add_option("--scan-points", p_.scan_points,
+                   "Objective evaluations spread over the inert bracket of u (3 to 64)")
         ->capture_default_str();
     sub.add_option("--brent-starts", p_.brent_starts,
                    "Brent searches around the lowest local minima of that scan (plus one around the previous u)")
         ->capture_default_str();
-    sub.add_option("--brent-max-iter", p_.brent_max_iter, "Most objective evaluations per Brent search")->capture_default_str();
+    sub.add_option("--brent-max-iter", p_.brent_max_iter, "Most objective evaluations per Brent search")
+        ->capture_default_str();
     sub.add_option("--brent-tol", p_.brent_tol, "Brent tolerance on u: tol (|u| + 1)")->capture_default_str();
     sub.add_flag("--no-mp-correction", no_mp_, "Do not add the MacQueen-Porteus midpoint to V at convergence");
     sub.add_option("--reference-state", reference_, "X,MU,SIGMA where the report gives V and u (repeatable)");
-    sub.add_option("--simulate-paths", p_.simulate_paths, "Simulated paths per policy (0: no simulation)")->capture_default_str();
+    sub.add_option("--simulate-paths", p_.simulate_paths, "Simulated paths per policy (0: no simulation)")
+        ->capture_default_str();
     sub.add_option("--horizon", p_.horizon, "Periods per simulated path")->capture_default_str();
     sub.add_option("--seed", p_.seed, "Seed of the simulation's random numbers (Philox)")->capture_default_str();
-    sub.add_option("--initial-state", initial_, "X,MU,SIGMA: start of the simulated paths (beta drawn from N(MU, SIGMA))")
+    sub.add_option("--initial-state", initial_,
+                   "X,MU,SIGMA: start of the simulated paths (beta drawn from N(MU, SIGMA))")
         ->capture_default_str();
     sub.add_option("--checkpoint", p_.checkpoint,
                    "Write the iteration state to this file (atomically, between sweeps), for --resume");
@@ -174,9 +186,10 @@ class Command final : public cli::Command {
                                 r.iterations, res.value("residual", 0.0));
     if (!res["reference_states"].empty()) {
       auto const& ref = res["reference_states"][0];
-      s += fmt::format(", V{} = {:.4f}, u = {:.4f}", fmt::format("({},{},{})", ref["x"].get<double>(),
-                                                               ref["mu"].get<double>(), ref["Sigma"].get<double>()),
-                       ref["V"].get<double>(), ref["u"].get<double>());
+      s += fmt::format(
+          ", V{} = {:.4f}, u = {:.4f}",
+          fmt::format("({},{},{})", ref["x"].get<double>(), ref["mu"].get<double>(), ref["Sigma"].get<double>()),
+          ref["V"].get<double>(), ref["u"].get<double>());
     }
     if (auto const stage = res.value("stopped_in", "converged"); stage != "converged")
       s += fmt::format(" (stopped by --max-iter in the {})", stage);
@@ -227,13 +240,15 @@ class Command final : public cli::Command {
                     {"seed", p.seed},
                     {"initial_state", state_json(p.initial_state)}};
     Result const res = run(p, context.precision, context.progress, r.phases);
-    r.timing_note = "each phase: wall time between two fences of the execution space; policy_evaluation is the "
-                    "inert/myopic solve (also the start of an optimal solve), value_iteration the Bellman sweeps";
+    r.timing_note =
+        "each phase: wall time between two fences of the execution space; policy_evaluation is the "
+        "inert/myopic solve (also the start of an optimal solve), value_iteration the Bellman sweeps";
     r.iterations = res.iterations;
     r.status = res.converged ? cli::status::converged : cli::status::not_converged;
     long const points = long(p.nx) * p.nmu * p.nsigma;
-    double const main_seconds = p.policy == Policy::optimal ? r.phases.seconds("parity::dual_control::value_iteration")
-                                                            : r.phases.seconds("parity::dual_control::policy_evaluation");
+    double const main_seconds = p.policy == Policy::optimal
+                                    ? r.phases.seconds("parity::dual_control::value_iteration")
+                                    : r.phases.seconds("parity::dual_control::policy_evaluation");
     nlohmann::json refs = nlohmann::json::array();
     for (auto const& ref : res.references) {
       auto j = state_json(ref.state);
@@ -243,19 +258,20 @@ class Command final : public cli::Command {
       if (p.policy == Policy::optimal) j["V_myopic"] = ref.V_myopic;
       refs.push_back(j);
     }
-    r.results = {{"policy", to_string(p.policy)},
-                 {"grid", {p.nx, p.nmu, p.nsigma}},
-                 {"grid_points", points},
-                 {"iterations", res.iterations},
-                 {"residual", res.residual},
-                 {"tolerance", res.tolerance},
-                 {"tolerance_effective", res.tolerance_effective},
-                 {"converged", res.converged},
-                 {"mp_shift", res.mp_shift},
-                 {"inert_closed_form", {{"a", res.inert.a}, {"b", res.inert.b}, {"c", res.inert.c}}},
-                 {"reference_states", refs},
-                 {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0},
-                 {"history", {{"residual", res.residual_history}}}};
+    r.results = {
+        {"policy", to_string(p.policy)},
+        {"grid", {p.nx, p.nmu, p.nsigma}},
+        {"grid_points", points},
+        {"iterations", res.iterations},
+        {"residual", res.residual},
+        {"tolerance", res.tolerance},
+        {"tolerance_effective", res.tolerance_effective},
+        {"converged", res.converged},
+        {"mp_shift", res.mp_shift},
+        {"inert_closed_form", {{"a", res.inert.a}, {"b", res.inert.b}, {"c", res.inert.c}}},
+        {"reference_states", refs},
+        {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0},
+        {"history", {{"residual", res.residual_history}}}};
     // Which solve stopped: an optimal run whose cap was spent by the myopic start never reached a
     // Bellman sweep, and "0 iterations" alone would not say why.
     r.results["stopped_in"] = res.converged ? std::string("converged") : res.stopped_in;
@@ -266,7 +282,8 @@ class Command final : public cli::Command {
       r.results["history"]["evaluation_sweeps"] = res.evaluation_sweeps_history;
       r.results["objective_evaluations"] = {
           {"bellman", res.bellman_evaluations},
-          {"per_bellman_update", res.iterations > 0 ? double(res.bellman_evaluations) / (double(points) * res.iterations) : 0.0}};
+          {"per_bellman_update",
+           res.iterations > 0 ? double(res.bellman_evaluations) / (double(points) * res.iterations) : 0.0}};
     }
     // Work of the timed phase, for the comparison runner's roofline. Every objective evaluation
     // (one per point in a policy-evaluation sweep, the search's count in a Bellman sweep) gathers
@@ -342,9 +359,10 @@ class Command final : public cli::Command {
                                     p.nsigma, points, optimal ? 5 : 3));
     double const periods = double(p.simulate_paths) * p.horizon;
     if (periods > 1e10)
-      cli::warn(fmt::format("dual-control: --simulate-paths {} x --horizon {} = {:.3g} simulated periods per policy, "
-                            "each an interpolation of u and a belief update; this takes very long",
-                            p.simulate_paths, p.horizon, periods));
+      cli::warn(
+          fmt::format("dual-control: --simulate-paths {} x --horizon {} = {:.3g} simulated periods per policy, "
+                      "each an interpolation of u and a belief update; this takes very long",
+                      p.simulate_paths, p.horizon, periods));
   }
 
   Params p_;

@@ -68,16 +68,16 @@ struct Params {
   double sigma_lo = 0.0, sigma_hi = 4.0;  // of Sigma, the belief variance
   // Numerics.
   int quad_nodes = 32;
-  double tol = -1.0;        // < 0: 1e-6 for inert/myopic, 1e-4 for optimal
+  double tol = -1.0;  // < 0: 1e-6 for inert/myopic, 1e-4 for optimal
   double tol_myopic = 1e-6;  // the myopic solve that starts the optimal one
   long max_iter = 5000;
   Algorithm algorithm = Algorithm::accelerated;
   int evaluation_sweeps = -1;  // policy-evaluation sweeps between Bellman steps (modified policy iteration);
                                // < 0: the algorithm's default (paper 0, accelerated 20)
-  int scan_points = 16;       // objective evaluations spread over the bracket before the searches
-  int brent_starts = 3;       // Brent searches around the lowest local minima of that scan
-  int brent_max_iter = 60;    // function evaluations per Brent search, at most
-  double brent_tol = 1e-6;    // tolerance on u: brent_tol * (|u| + 1)
+  int scan_points = 16;  // objective evaluations spread over the bracket before the searches
+  int brent_starts = 3;  // Brent searches around the lowest local minima of that scan
+  int brent_max_iter = 60;  // function evaluations per Brent search, at most
+  double brent_tol = 1e-6;  // tolerance on u: brent_tol * (|u| + 1)
   bool mp_correction = true;  // shift V by the MacQueen-Porteus midpoint at convergence
   std::vector<State> reference_states = {{0.0, 1.0, 0.5}, {2.0, 1.0, 0.5}, {-2.0, 0.5, 1.0}, {1.0, 0.0, 1.0}};
   // Simulation of the controlled system (0 paths: none).
@@ -103,8 +103,7 @@ inline void validate(Params const& p) {
   require(finite(p.alpha) && finite(p.gamma) && finite(p.xbar) && finite(p.ubar),
           "alpha, gamma, xbar and ubar must be finite");
   require(p.delta > 0 && p.delta < 1, "--delta (discount factor) must lie in (0, 1)");
-  require(p.delta * p.gamma * p.gamma < 1,
-          "need delta * gamma^2 < 1 for the inert policy's cost-to-go to be finite");
+  require(p.delta * p.gamma * p.gamma < 1, "need delta * gamma^2 < 1 for the inert policy's cost-to-go to be finite");
   require(finite(p.omega) && p.omega >= 0, "--omega (weight on the control) must be >= 0");
   require(finite(p.sigma_eps) && p.sigma_eps > 0, "--sigma-eps must be > 0");
   require(p.nx >= 2 && p.nmu >= 2 && p.nsigma >= 2, "--grid needs at least 2 nodes on each axis");
@@ -133,7 +132,8 @@ inline void validate(Params const& p) {
   require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
   require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");
   require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1, "--brent-tol must lie in (0, 1)");
-  require(std::isfinite(p.checkpoint_every) && p.checkpoint_every >= 0, "--checkpoint-every must be a number of seconds >= 0");
+  require(std::isfinite(p.checkpoint_every) && p.checkpoint_every >= 0,
+          "--checkpoint-every must be a number of seconds >= 0");
   require(p.simulate_paths >= 0, "--simulate-paths must be >= 0");
   require(p.horizon >= 1 && p.horizon <= 100000, "--horizon must lie in [1, 100000]");
   auto const& s = p.initial_state;

@@ -9,9 +9,9 @@ namespace parity::dual_control {
 
 struct ReferenceValue {
   State state;
-  double V = 0;        // value function interpolated at the state
-  double u = 0;        // the policy at the state (closed form, or the minimisation run there)
-  double V_myopic = 0; // optimal runs: the myopic cost-to-go there (else equal to V)
+  double V = 0;  // value function interpolated at the state
+  double u = 0;  // the policy at the state (closed form, or the minimisation run there)
+  double V_myopic = 0;  // optimal runs: the myopic cost-to-go there (else equal to V)
   double V_inert = 0;  // the inert closed form there
 };
 
@@ -26,23 +26,24 @@ struct SimulationSummary {
 
 struct Result {
   Policy policy = Policy::optimal;
-  std::vector<double> x, mu, Sigma;     // axes
-  std::vector<double> V, u;             // nx * nmu * nsigma, C order (Sigma fastest)
+  std::vector<double> x, mu, Sigma;  // axes
+  std::vector<double> V, u;  // nx * nmu * nsigma, C order (Sigma fastest)
   std::vector<double> V_myopic, u_myopic;  // optimal runs only: the myopic solve it started from
-  long iterations = 0;          // Bellman / evaluation iterations of the requested policy
-  long myopic_iterations = 0;   // optimal runs: iterations of the preliminary myopic solve
-  long evaluation_sweeps = 0;   // optimal runs: policy-evaluation sweeps in total
-  long bellman_evaluations = 0; // optimal runs: objective evaluations of all Bellman sweeps (searches over u)
-  double residual = 0;          // final MacQueen-Porteus relative bound delta/(1-delta) span(dV)/max|V|
-  double tolerance = 0;         // requested
+  long iterations = 0;  // Bellman / evaluation iterations of the requested policy
+  long myopic_iterations = 0;  // optimal runs: iterations of the preliminary myopic solve
+  long evaluation_sweeps = 0;  // optimal runs: policy-evaluation sweeps in total
+  long bellman_evaluations = 0;  // optimal runs: objective evaluations of all Bellman sweeps (searches over u)
+  double residual = 0;  // final MacQueen-Porteus relative bound delta/(1-delta) span(dV)/max|V|
+  double tolerance = 0;  // requested
   double tolerance_effective = 0;  // raised to a precision floor for float
-  double mp_shift = 0;          // MacQueen-Porteus midpoint added to V at the end
+  double mp_shift = 0;  // MacQueen-Porteus midpoint added to V at the end
   // Convergence history of the requested policy's iterations: the residual after each sweep
   // (optimal: each Bellman sweep) and, for optimal runs, the evaluation sweeps that followed it.
   std::vector<double> residual_history;
   std::vector<int> evaluation_sweeps_history;
   bool converged = false;
-  std::string stopped_in;  // not converged: the stage whose cap ended it (policy evaluation, myopic warm start, value iteration)
+  std::string stopped_in;  // not converged: the stage whose cap ended it (policy evaluation, myopic warm start, value
+                           // iteration)
   InertClosedForm inert;
   std::vector<ReferenceValue> references;
   std::vector<SimulationSummary> simulation;

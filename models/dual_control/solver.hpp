@@ -40,7 +40,7 @@ template <class Real, class MemorySpace>
 struct Problem {
   Real alpha, gamma, delta, omega, xbar, ubar, sig2;
   Real inert_a, inert_b, inert_c;  // closed-form inert cost-to-go
-  Real vmin;                       // sigma_eps^2 / (1 - delta): no policy does better
+  Real vmin;  // sigma_eps^2 / (1 - delta): no policy does better
   // ubar = 0 and a mu axis symmetric about 0: the problem is unchanged under (u, mu) -> (-u, -mu)
   // (beta u has the same law), so V is even in mu and at mu = 0 the objective is even in u.
   bool mirror_symmetric;
@@ -235,7 +235,8 @@ SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, Memo
   Grid3<Real const, MemorySpace> const vo = v_old;
   SweepStats<Real> st{};
   Kokkos::parallel_reduce(
-      "parity::dual_control::policy_evaluation", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      "parity::dual_control::policy_evaluation",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
       KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax) {
         int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
         Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
@@ -266,7 +267,8 @@ SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, Memor
   // bound it gives 128 and no spills. A variant at 146 ran its Bellman sweeps 1.6x slower on an H200.
   using Bounds = Kokkos::LaunchBounds<128, 4>;
   Kokkos::parallel_reduce(
-      "parity::dual_control::bellman_update", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>, Bounds>(space, 0, n),
+      "parity::dual_control::bellman_update",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>, Bounds>(space, 0, n),
       KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax, long& evaluations) {
         int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
         Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
@@ -280,7 +282,8 @@ SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, Memor
         Real const a = Kokkos::fabs(r.fx);
         vmax = a > vmax ? a : vmax;
       },
-      Kokkos::Max<Real>(st.dmax), Kokkos::Min<Real>(st.dmin), Kokkos::Max<Real>(st.vmax), Kokkos::Sum<long>(st.evaluations));
+      Kokkos::Max<Real>(st.dmax), Kokkos::Min<Real>(st.dmin), Kokkos::Max<Real>(st.vmax),
+      Kokkos::Sum<long>(st.evaluations));
   return st;
 }
 
@@ -370,7 +373,8 @@ Problem<Real, MemorySpace> make_problem(Params const& p) {
   // The mirror symmetry of the problem carries over to the discrete one only on a mirror-symmetric
   // mu axis (an odd node count on a symmetric range).
   bool nodes_mirrored = true;
-  for (std::size_t j = 0; j < mu_nodes.size(); ++j) nodes_mirrored = nodes_mirrored && mu_nodes[j] == -mu_nodes[mu_nodes.size() - 1 - j];
+  for (std::size_t j = 0; j < mu_nodes.size(); ++j)
+    nodes_mirrored = nodes_mirrored && mu_nodes[j] == -mu_nodes[mu_nodes.size() - 1 - j];
   pr.mirror_symmetric = p.ubar == 0 && nodes_mirrored;
   pr.asg = grid::Axis<Real, MemorySpace>("dual_control::Sigma", grid::uniform_nodes(p.sigma_lo, p.sigma_hi, p.nsigma));
   pr.gh = quadrature::to_device<Real, MemorySpace>(quadrature::gauss_hermite(p.quad_nodes));
@@ -380,8 +384,8 @@ Problem<Real, MemorySpace> make_problem(Params const& p) {
 // V, u (and the policy's own value) at a few states, on the device.
 template <class ExecutionSpace, class Real, class MemorySpace>
 void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
-                      Grid3<Real, MemorySpace> const& v, Grid3<Real, MemorySpace> const& v_myopic, BrentSettings const& bs,
-                      std::vector<State> const& states, std::vector<ReferenceValue>& out) {
+                      Grid3<Real, MemorySpace> const& v, Grid3<Real, MemorySpace> const& v_myopic,
+                      BrentSettings const& bs, std::vector<State> const& states, std::vector<ReferenceValue>& out) {
   int const n = int(states.size());
   out.clear();
   if (n == 0) return;
@@ -436,7 +440,8 @@ SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpac
                            Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params,
                            run::Progress& progress, Kokkos::Timer const& timer) {
   Grid3<Real const, MemorySpace> const vc = v;
-  Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu), S0 = Real(params.initial_state.Sigma);
+  Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu),
+             S0 = Real(params.initial_state.Sigma);
   Real const sigma = Kokkos::sqrt(problem.sig2);
   std::uint64_t const seed = params.seed;
   int const horizon = params.horizon;
@@ -445,39 +450,41 @@ SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpac
   long const chunk = std::max(4L * long(space.concurrency()), (paths + 99) / 100);
   std::string const stage = "simulation (" + to_string(which) + " policy)";
   for (long begin = 0; begin < paths; begin += chunk) {
-  long const end = std::min(paths, begin + chunk);
-  double c_sum = 0, c_sumsq = 0, c_S = 0, c_err = 0;
-  Kokkos::parallel_reduce(
-      "parity::dual_control::simulate", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, begin, end),
-      KOKKOS_LAMBDA(long path, double& s, double& s2, double& sS, double& se) {
-        random::PhiloxStream<Real> rng(seed, std::uint64_t(path));
-        Real const beta = mu0 + Kokkos::sqrt(S0) * rng.normal();
-        Real x = x0, mu = mu0, S = S0, discount = 1;
-        double loss = 0;
-        for (int t = 0; t < horizon; ++t) {
-          Real u = 0;
-          if (which == Policy::myopic) u = problem.myopic(x, mu, S);
-          if (which == Policy::optimal) u = minimize_objective(problem, vc, x, mu, S, problem.myopic(x, mu, S), bs).x;
-          Real const eps = sigma * rng.normal();
-          Real const xn = problem.alpha + beta * u + problem.gamma * x + eps;
-          Real const dx = xn - problem.xbar, du = u - problem.ubar;
-          loss += double(discount * (dx * dx + problem.omega * du * du));
-          discount *= problem.delta;
-          Real const s2n = u * u * S + problem.sig2;
-          mu += S * u * (xn - problem.alpha - problem.gamma * x - mu * u) / s2n;
-          S = S * problem.sig2 / s2n;
-          x = xn;
-        }
-        s += loss;
-        s2 += loss * loss;
-        sS += double(S);
-        se += double(Kokkos::fabs(mu - beta));
-      },
-      Kokkos::Sum<double>(c_sum), Kokkos::Sum<double>(c_sumsq), Kokkos::Sum<double>(c_S), Kokkos::Sum<double>(c_err));
-  sum += c_sum, sumsq += c_sumsq, sum_S += c_S, sum_err += c_err;
-  run::ProgressLine line{stage, end, -1.0, timer.seconds(), std::to_string(end) + "/" + std::to_string(paths) + " paths"};
-  line.total = paths;
-  progress.update(line);
+    long const end = std::min(paths, begin + chunk);
+    double c_sum = 0, c_sumsq = 0, c_S = 0, c_err = 0;
+    Kokkos::parallel_reduce(
+        "parity::dual_control::simulate",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, begin, end),
+        KOKKOS_LAMBDA(long path, double& s, double& s2, double& sS, double& se) {
+          random::PhiloxStream<Real> rng(seed, std::uint64_t(path));
+          Real const beta = mu0 + Kokkos::sqrt(S0) * rng.normal();
+          Real x = x0, mu = mu0, S = S0, discount = 1;
+          double loss = 0;
+          for (int t = 0; t < horizon; ++t) {
+            Real u = 0;
+            if (which == Policy::myopic) u = problem.myopic(x, mu, S);
+            if (which == Policy::optimal) u = minimize_objective(problem, vc, x, mu, S, problem.myopic(x, mu, S), bs).x;
+            Real const eps = sigma * rng.normal();
+            Real const xn = problem.alpha + beta * u + problem.gamma * x + eps;
+            Real const dx = xn - problem.xbar, du = u - problem.ubar;
+            loss += double(discount * (dx * dx + problem.omega * du * du));
+            discount *= problem.delta;
+            Real const s2n = u * u * S + problem.sig2;
+            mu += S * u * (xn - problem.alpha - problem.gamma * x - mu * u) / s2n;
+            S = S * problem.sig2 / s2n;
+            x = xn;
+          }
+          s += loss;
+          s2 += loss * loss;
+          sS += double(S);
+          se += double(Kokkos::fabs(mu - beta));
+        },
+        Kokkos::Sum<double>(c_sum), Kokkos::Sum<double>(c_sumsq), Kokkos::Sum<double>(c_S), Kokkos::Sum<double>(c_err));
+    sum += c_sum, sumsq += c_sumsq, sum_S += c_S, sum_err += c_err;
+    run::ProgressLine line{stage, end, -1.0, timer.seconds(),
+                           std::to_string(end) + "/" + std::to_string(paths) + " paths"};
+    line.total = paths;
+    progress.update(line);
   }
   double const n = double(params.simulate_paths);
   SimulationSummary out;
@@ -659,9 +666,9 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
           }
         return st;
       };
-      auto const vi = iterate<Real>(sweep, delta, result.tolerance_effective, params.max_iter, progress,
-                                    "value iteration", timer, start,
-                                    [&](IterationOutcome const& out) { save(vi_state, out); });
+      auto const vi =
+          iterate<Real>(sweep, delta, result.tolerance_effective, params.max_iter, progress, "value iteration", timer,
+                        start, [&](IterationOutcome const& out) { save(vi_state, out); });
       result.iterations = vi.iterations;
       result.residual = vi.residual;
       result.converged = vi.converged;

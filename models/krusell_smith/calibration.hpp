@@ -9,8 +9,8 @@ namespace parity::krusell_smith {
 // Factor prices and the tax in aggregate state z for aggregate capital K.
 template <class Real>
 struct Prices {
-  Real r;    // rental rate of capital
-  Real w;    // wage
+  Real r;  // rental rate of capital
+  Real w;  // wage
   Real tau;  // labour tax, balances the budget: tau w l L = mu w u
 };
 

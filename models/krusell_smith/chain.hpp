@@ -7,11 +7,11 @@ namespace parity::krusell_smith {
 
 // State index s = 2 z + e: z = 0 good, 1 bad; e = 0 unemployed, 1 employed.
 struct Chain {
-  double pz[2][2];          // aggregate transition
-  double p00[2][2];         // P(unemployed -> unemployed | z -> z')
-  double p10[2][2];         // P(employed -> unemployed | z -> z')
-  double P[4][4];           // joint transition P[(z,e)][(z',e')]
-  double u[2];              // unemployment rate by aggregate state
+  double pz[2][2];  // aggregate transition
+  double p00[2][2];  // P(unemployed -> unemployed | z -> z')
+  double p10[2][2];  // P(employed -> unemployed | z -> z')
+  double P[4][4];  // joint transition P[(z,e)][(z',e')]
+  double u[2];  // unemployment rate by aggregate state
 };
 
 // Builds the chain from the targets (Krusell & Smith 1998, Den Haan, Judd & Juillard 2010):

@@ -49,7 +49,7 @@ struct Options {
   std::string grid = "100,4";
   std::string K_range = "30,50";
   std::string init_coeffs;  // "b0g,b1g,b0b,b1b" or a file holding that line (coeffs.txt)
-  std::string restart;      // a previous run's --output folder
+  std::string restart;  // a previous run's --output folder
   bool restart_panel = false;
   std::string interp = "catmull-rom";
   std::string panel_launch = "graph";
@@ -75,7 +75,8 @@ std::array<double, 4> read_coeffs_file(std::string const& path, std::string cons
 
 std::string shape_text(std::vector<std::size_t> const& shape) {
   std::string t = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) t += fmt::format("{}{}", shape[i], shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    t += fmt::format("{}{}", shape[i], shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
   return t + ")";
 }
 
@@ -91,8 +92,8 @@ report::NpyArray read_restart_npy(std::string const& path) {
 // DIR/name of a restart folder: present, readable, of the expected shape, a floating-point (or,
 // with integer = true, an int32) array of finite values. Any failure is bad input that names the
 // file; `why` says what the expected shape is.
-std::vector<double> restart_array(std::string const& dir, std::string const& name, std::vector<std::size_t> const& shape,
-                                  std::string const& why, bool integer = false) {
+std::vector<double> restart_array(std::string const& dir, std::string const& name,
+                                  std::vector<std::size_t> const& shape, std::string const& why, bool integer = false) {
   std::string const path = dir + "/" + name;
   report::NpyArray a = read_restart_npy(path);
   bool const floating = a.dtype == "<f8" || a.dtype == "<f4";
@@ -102,8 +103,9 @@ std::vector<double> restart_array(std::string const& dir, std::string const& nam
   require(a.shape == shape, fmt::format("--restart: '{}' has shape {}, this run needs {} ({})", path,
                                         shape_text(a.shape), shape_text(shape), why));
   for (std::size_t i = 0; i < a.values.size(); ++i)
-    require(std::isfinite(a.values[i]),
-            fmt::format("--restart: '{}' holds a value that is not finite ({} at flat index {})", path, a.values[i], i));
+    require(
+        std::isfinite(a.values[i]),
+        fmt::format("--restart: '{}' holds a value that is not finite ({} at flat index {})", path, a.values[i], i));
   return std::move(a.values);
 }
 
@@ -124,7 +126,8 @@ void require_same_axis(std::string const& dir, std::string const& name, std::vec
 // z_path.npy's last state) as every simulation's initial distribution. Everything is checked
 // here, before the run writes anything.
 void load_restart(Params& p, std::string const& dir, bool panel, Precision precision) {
-  require(std::filesystem::is_directory(dir), "--restart: '" + dir + "' is not a folder (give a previous run's --output)");
+  require(std::filesystem::is_directory(dir),
+          "--restart: '" + dir + "' is not a folder (give a previous run's --output)");
   Start& st = p.start;
   p.init_coeffs = read_coeffs_file(dir + "/coeffs.txt", "--restart");
   st.coeffs_from = dir + "/coeffs.txt";
@@ -140,9 +143,10 @@ void load_restart(Params& p, std::string const& dir, bool panel, Precision preci
   // policy.npy is written in double from either precision; a float run rounds it to float.
   st.policy_from = dir + "/policy.npy" + (precision == Precision::f32 ? " (float64 file, rounded to float)" : "");
   if (!panel) return;
-  std::string const agents_why = fmt::format("--restart-panel needs the whole cross-section: --agents {}; runs with "
-                                             "more than 100000 agents save only a sample",
-                                             p.agents);
+  std::string const agents_why = fmt::format(
+      "--restart-panel needs the whole cross-section: --agents {}; runs with "
+      "more than 100000 agents save only a sample",
+      p.agents);
   st.capital = restart_array(dir, "k_final.npy", {std::size_t(p.agents)}, agents_why);
   for (std::size_t i = 0; i < st.capital.size(); ++i)
     require(st.capital[i] >= p.k_min,
@@ -151,13 +155,15 @@ void load_restart(Params& p, std::string const& dir, bool panel, Precision preci
   auto const employed = restart_array(dir, "employed_final.npy", {std::size_t(p.agents)}, agents_why, true);
   st.employed.assign(employed.size(), 0);
   for (std::size_t i = 0; i < employed.size(); ++i) {
-    require(employed[i] == 0 || employed[i] == 1,
-            fmt::format("--restart: '{}/employed_final.npy' holds {} (agent {}); expected 0 or 1", dir, employed[i], i));
+    require(
+        employed[i] == 0 || employed[i] == 1,
+        fmt::format("--restart: '{}/employed_final.npy' holds {} (agent {}); expected 0 or 1", dir, employed[i], i));
     st.employed[i] = std::int32_t(employed[i]);
   }
   auto const z = read_restart_npy(dir + "/z_path.npy");
-  require(z.dtype == "<i4" && z.shape.size() == 1 && !z.values.empty() && (z.values.back() == 0 || z.values.back() == 1),
-          "--restart: '" + dir + "/z_path.npy' must be a non-empty int32 path of 0 (good) and 1 (bad) states");
+  require(
+      z.dtype == "<i4" && z.shape.size() == 1 && !z.values.empty() && (z.values.back() == 0 || z.values.back() == 1),
+      "--restart: '" + dir + "/z_path.npy' must be a non-empty int32 path of 0 (good) and 1 (bad) states");
   st.z_prev = int(z.values.back());
   st.panel_from = fmt::format("{}/k_final.npy and employed_final.npy ({} agents, previous state {})", dir, p.agents,
                               st.z_prev == 0 ? "good" : "bad");
@@ -174,7 +180,8 @@ Params resolve(Options const& o, Precision precision) {
   // "converges" to a law of motion that explains little (R^2 near 0).
   require(p.nk >= min_capital_nodes || p.nk < 4,
           fmt::format("--grid {}: NK = {} capital nodes are too few for a meaningful policy (at least {}; the suite "
-                      "uses 100)", o.grid, p.nk, min_capital_nodes));
+                      "uses 100)",
+                      o.grid, p.nk, min_capital_nodes));
   auto const K = parse_numbers(o.K_range, "--Kbar-range");
   require(K.size() == 2, "--Kbar-range needs MIN,MAX");
   p.K_min = K[0], p.K_max = K[1];
@@ -192,9 +199,9 @@ Params resolve(Options const& o, Precision precision) {
   p.interp = o.interp == "bilinear" ? Interp::bilinear : Interp::catmull_rom;
   p.panel_launch = o.panel_launch == "kernels" ? PanelLaunch::kernels : PanelLaunch::graph;
   p.panel_locate = o.panel_locate == "bucket"    ? PanelLocate::bucket
-                  : o.panel_locate == "scratch" ? PanelLocate::scratch
-                  : o.panel_locate == "power"   ? PanelLocate::power
-                                                : PanelLocate::automatic;
+                   : o.panel_locate == "scratch" ? PanelLocate::scratch
+                   : o.panel_locate == "power"   ? PanelLocate::power
+                                                 : PanelLocate::automatic;
   p.panel_start = o.panel_start == "fixed" ? PanelStart::fixed : PanelStart::carry;
   p.employment_draw = o.employment_draw == "independent" ? EmploymentDraw::independent : EmploymentDraw::exact;
   p.policy_method = o.policy_method == "time-iteration" ? PolicyMethod::time_iteration : PolicyMethod::endogenous_grid;
@@ -276,8 +283,10 @@ void write_arrays(report::OutputFolder& out, Params const& p, Result const& r) {
   std::vector<double> history;
   for (auto const& b : r.coeff_history) history.insert(history.end(), b.begin(), b.end());
   out.npy("coeff_history", history, {r.coeff_history.size(), std::size_t(4)});
-  out.npy("transition", std::vector<double>(r.transition.begin(), r.transition.end()), {std::size_t(4), std::size_t(4)});
-  out.text("coeffs.txt", fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.coeffs[0], r.coeffs[1], r.coeffs[2], r.coeffs[3]));
+  out.npy("transition", std::vector<double>(r.transition.begin(), r.transition.end()),
+          {std::size_t(4), std::size_t(4)});
+  out.text("coeffs.txt",
+           fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", r.coeffs[0], r.coeffs[1], r.coeffs[2], r.coeffs[3]));
 }
 
 report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes const& phases, Precision precision) {
@@ -303,9 +312,10 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
   bool const first_capped = r.policy_iterations_first >= p.policy_max_iter;
   if (last_capped && rep.status == cli::status::converged) rep.status = cli::status::not_converged;
   if (first_capped && !last_capped)
-    cli::warn(fmt::format("krusell-smith: the first Euler-equation solve stopped at --policy-max-iter {} before "
-                          "meeting --policy-tol; later ones converged",
-                          p.policy_max_iter));
+    cli::warn(
+        fmt::format("krusell-smith: the first Euler-equation solve stopped at --policy-max-iter {} before "
+                    "meeting --policy-tol; later ones converged",
+                    p.policy_max_iter));
   int const T = p.periods;
   std::vector<double> Kt(r.K_path.begin() + p.discard, r.K_path.end());
   double const mean = std::accumulate(Kt.begin(), Kt.end(), 0.0) / double(Kt.size());
@@ -325,10 +335,13 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       {"regression_standard_error", {{"good", r.regression_se[0]}, {"bad", r.regression_se[1]}}},
       {"coefficient_change", r.coeff_change},
       {"converged", r.converged},
-      {"stopped", r.converged ? nlohmann::json(nullptr)
-                              : nlohmann::json{{"stage", r.stop_stage}, {"reason", r.stop_reason}}},
-      {"checkpoint", {{"file", p.checkpoint.path}, {"written", r.checkpoints_written},
-                      {"resumed_from", p.checkpoint.resume}, {"resumed_after_iteration", r.resumed_from_iteration}}},
+      {"stopped",
+       r.converged ? nlohmann::json(nullptr) : nlohmann::json{{"stage", r.stop_stage}, {"reason", r.stop_reason}}},
+      {"checkpoint",
+       {{"file", p.checkpoint.path},
+        {"written", r.checkpoints_written},
+        {"resumed_from", p.checkpoint.resume},
+        {"resumed_after_iteration", r.resumed_from_iteration}}},
       {"outer_iterations", r.iterations},
       {"panel_carries", r.panel_carries},
       {"panel_locate", r.panel_locate},
@@ -346,10 +359,13 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
        {{"unemployment_max_deviation_agents", r.unemployment_max_deviation},
         {"unemployment_rate_good", r.unemployment_rate_good},
         {"unemployment_rate_bad", r.unemployment_rate_bad},
-        {"p00_empirical", {{"gg", r.p00_empirical[0]}, {"gb", r.p00_empirical[1]}, {"bg", r.p00_empirical[2]},
-                           {"bb", r.p00_empirical[3]}}},
-        {"p00_target", {{"gg", chain.p00[0][0]}, {"gb", chain.p00[0][1]}, {"bg", chain.p00[1][0]},
-                        {"bb", chain.p00[1][1]}}}}},
+        {"p00_empirical",
+         {{"gg", r.p00_empirical[0]},
+          {"gb", r.p00_empirical[1]},
+          {"bg", r.p00_empirical[2]},
+          {"bb", r.p00_empirical[3]}}},
+        {"p00_target",
+         {{"gg", chain.p00[0][0]}, {"gb", chain.p00[0][1]}, {"bg", chain.p00[1][0]}, {"bb", chain.p00[1][1]}}}}},
       {"K_mean", mean},
       {"K_std", sd},
       {"K_final_panel", r.K_path.back()},
@@ -360,10 +376,11 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
         {"agent_periods_per_second", panel_s > 0 ? agent_periods / panel_s : 0.0},
         {"bytes_per_agent_period", 2 * real_bytes + 1.0 / 8.0},
         {"achieved_bandwidth_GBps", panel_s > 0 ? bytes / panel_s / 1e9 : 0.0}}},
-      {"transition_matrix", {{r.transition[0], r.transition[1], r.transition[2], r.transition[3]},
-                             {r.transition[4], r.transition[5], r.transition[6], r.transition[7]},
-                             {r.transition[8], r.transition[9], r.transition[10], r.transition[11]},
-                             {r.transition[12], r.transition[13], r.transition[14], r.transition[15]}}},
+      {"transition_matrix",
+       {{r.transition[0], r.transition[1], r.transition[2], r.transition[3]},
+        {r.transition[4], r.transition[5], r.transition[6], r.transition[7]},
+        {r.transition[8], r.transition[9], r.transition[10], r.transition[11]},
+        {r.transition[12], r.transition[13], r.transition[14], r.transition[15]}}},
       {"transition_state_order", "(z, eps): (good, unemployed), (good, employed), (bad, unemployed), (bad, employed)"}};
   return rep;
 }
@@ -400,11 +417,12 @@ class Command final : public cli::Command {
                    "(scratch in double on a GPU, where it is the fastest; power otherwise)")
         ->check(CLI::IsMember({"auto", "power", "bucket", "scratch"}))
         ->capture_default_str();
-    o_.panel_teams = sub.add_option("--panel-teams", p.panel_teams,
-                   "With --panel-locate scratch: teams per panel step, each copying the records once "
-                   "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
-                   "about one per thread)")
-        ->capture_default_str();
+    o_.panel_teams =
+        sub.add_option("--panel-teams", p.panel_teams,
+                       "With --panel-locate scratch: teams per panel step, each copying the records once "
+                       "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
+                       "about one per thread)")
+            ->capture_default_str();
     sub.add_option("--panel-start", o_.panel_start,
                    "carry: each panel simulation starts from the previous one's final cross-section until the "
                    "coefficients move less than 100 x --tol, then from that one fixed (MMV); fixed: every simulation "
@@ -415,9 +433,10 @@ class Command final : public cli::Command {
                    "With --panel-start carry: keep carrying until the panel has run at least this many periods "
                    "in all (the wealth distribution needs ~10^4 periods to forget a point-mass start)")
         ->capture_default_str();
-    sub.add_option("--employment-draw", o_.employment_draw,
-                   "exact: the unemployment rate meets its target every period (the suite's panel); independent: "
-                   "each agent's transition drawn on its own from the chain (MMV's SHOCKS.m), the target met on average")
+    sub.add_option(
+           "--employment-draw", o_.employment_draw,
+           "exact: the unemployment rate meets its target every period (the suite's panel); independent: "
+           "each agent's transition drawn on its own from the chain (MMV's SHOCKS.m), the target met on average")
         ->check(CLI::IsMember({"exact", "independent"}))
         ->capture_default_str();
     sub.add_option("--seed", p.seed, "Seed of the Philox streams (aggregate and employment shocks)")
@@ -443,7 +462,9 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--tol", p.tol, "Stop when the coefficients move less than this (max abs)")->capture_default_str();
     sub.add_option("--max-iter", p.max_iter, "Maximum outer (law-of-motion) iterations")->capture_default_str();
-    sub.add_option("--policy-tol", p.policy_tol, "Sup-norm tolerance of the Euler-equation iteration (changes within a node's rounding, a few ulps of k + 4, do not count)")
+    sub.add_option("--policy-tol", p.policy_tol,
+                   "Sup-norm tolerance of the Euler-equation iteration (changes within a node's rounding, a few ulps "
+                   "of k + 4, do not count)")
         ->capture_default_str();
     sub.add_option("--policy-max-iter", p.policy_max_iter, "Maximum Euler-equation iterations per outer iteration")
         ->capture_default_str();
@@ -453,10 +474,9 @@ class Command final : public cli::Command {
         ->check(CLI::IsMember({"endogenous-grid", "time-iteration"}))
         ->capture_default_str();
     o_.policy_damping = sub.add_option("--policy-damping", p.policy_damping,
-                   "Time iteration: weight of the Euler-equation update in the policy update")
-        ->capture_default_str();
-    sub.add_option("--initial-capital", p.initial_capital, "Capital of every agent in period 0")
-        ->capture_default_str();
+                                       "Time iteration: weight of the Euler-equation update in the policy update")
+                            ->capture_default_str();
+    sub.add_option("--initial-capital", p.initial_capital, "Capital of every agent in period 0")->capture_default_str();
     sub.add_option("--k-min", p.k_min, "Borrowing limit (this model: 0)")->capture_default_str();
     sub.add_option("--k-max", p.k_max, "Upper end of the individual capital grid")->capture_default_str();
     sub.add_option("--k-power", p.k_power, "Grid power: k nodes k_max s^power, dense near the constraint")
@@ -476,8 +496,7 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--duration-u-good", p.duration_u_good, "Mean unemployment spell in good times")
         ->capture_default_str();
-    sub.add_option("--duration-u-bad", p.duration_u_bad, "Mean unemployment spell in bad times")
-        ->capture_default_str();
+    sub.add_option("--duration-u-bad", p.duration_u_bad, "Mean unemployment spell in bad times")->capture_default_str();
     sub.add_option("--ratio-gb", p.ratio_gb, "pi_gb00/pi_gb relative to pi_bb00/pi_bb")->capture_default_str();
     sub.add_option("--ratio-bg", p.ratio_bg, "pi_bg00/pi_bg relative to pi_gg00/pi_gg")->capture_default_str();
   }

@@ -63,9 +63,9 @@ struct Start {
 // Checkpoints of the outer loop (see detail/checkpoint.hpp). Not part of the model: they change
 // where a solve starts and what it leaves on disk, never its result.
 struct Checkpointing {
-  std::string path;            // written after outer iterations ("": none)
-  double every_seconds = 60;   // at most this long between two writes (0: after every outer iteration)
-  std::string resume;          // a checkpoint to continue from ("": a fresh solve)
+  std::string path;  // written after outer iterations ("": none)
+  double every_seconds = 60;  // at most this long between two writes (0: after every outer iteration)
+  std::string resume;  // a checkpoint to continue from ("": a fresh solve)
 };
 
 struct Params {
@@ -75,15 +75,15 @@ struct Params {
   double alpha = 0.36;
   double delta = 0.025;
   double l_bar = 1.0 / 0.9;  // time endowment
-  double mu = 0.15;          // unemployment benefit as a share of the wage
+  double mu = 0.15;  // unemployment benefit as a share of the wage
   double z_good = 1.01, z_bad = 0.99;
   double u_good = 0.04, u_bad = 0.10;
   // Markov chain targets.
-  double duration_z = 8.0;          // mean duration of each aggregate state (quarters)
-  double duration_u_good = 1.5;     // mean unemployment spell in good times
-  double duration_u_bad = 2.5;      // ... in bad times
-  double ratio_gb = 1.25;           // pi_{gb00}/pi_{gb} = ratio_gb * pi_{bb00}/pi_{bb}
-  double ratio_bg = 0.75;           // pi_{bg00}/pi_{bg} = ratio_bg * pi_{gg00}/pi_{gg}
+  double duration_z = 8.0;  // mean duration of each aggregate state (quarters)
+  double duration_u_good = 1.5;  // mean unemployment spell in good times
+  double duration_u_bad = 2.5;  // ... in bad times
+  double ratio_gb = 1.25;  // pi_{gb00}/pi_{gb} = ratio_gb * pi_{bb00}/pi_{bb}
+  double ratio_bg = 0.75;  // pi_{bg00}/pi_{bg} = ratio_bg * pi_{gg00}/pi_{gg}
 
   // Individual policy grid: k' = g(k, K, z, eps).
   int nk = 100;
@@ -114,7 +114,7 @@ struct Params {
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> init_coeffs = {0.0, 1.0, 0.0, 1.0};
   double damping = 0.3;  // weight of the regression estimate in the update
-  double tol = 1e-6;     // stop when max |b_ols - b| < tol
+  double tol = 1e-6;  // stop when max |b_ols - b| < tol
   int max_iter = 300;
 
   Start start;  // restart data (default: none)
@@ -129,8 +129,8 @@ inline std::string to_string(PolicyMethod m) {
 inline std::string to_string(PanelStart m) { return m == PanelStart::carry ? "carry" : "fixed"; }
 inline std::string to_string(EmploymentDraw m) { return m == EmploymentDraw::exact ? "exact" : "independent"; }
 inline std::string to_string(PanelLocate m) {
-  return m == PanelLocate::power    ? "power"
-         : m == PanelLocate::bucket ? "bucket"
+  return m == PanelLocate::power     ? "power"
+         : m == PanelLocate::bucket  ? "bucket"
          : m == PanelLocate::scratch ? "scratch"
                                      : "auto";
 }
@@ -143,8 +143,7 @@ inline void validate(Params const& p) {
   require(finite(p.delta) && p.delta >= 0 && p.delta <= 1, "--delta must lie in [0, 1]");
   require(finite(p.l_bar) && p.l_bar > 0, "--l-bar must be positive");
   require(finite(p.mu) && p.mu >= 0 && p.mu < 1, "--mu must lie in [0, 1)");
-  require(finite(p.z_good) && finite(p.z_bad) && p.z_bad > 0 && p.z_good > 0,
-          "--z-good and --z-bad must be positive");
+  require(finite(p.z_good) && finite(p.z_bad) && p.z_bad > 0 && p.z_good > 0, "--z-good and --z-bad must be positive");
   require(p.z_good > p.z_bad, "--z-good must exceed --z-bad (the good aggregate state is the more productive one)");
   require(finite(p.u_good) && p.u_good > 0 && p.u_good < 1, "--u-good must lie in (0, 1)");
   require(finite(p.u_bad) && p.u_bad > 0 && p.u_bad < 1, "--u-bad must lie in (0, 1)");
@@ -180,18 +179,21 @@ inline void validate(Params const& p) {
           "--checkpoint-every must be a number of seconds >= 0");
   Start const& st = p.start;
   if (!st.policy.empty()) {
-    require(st.policy.size() == std::size_t(p.nk) * std::size_t(p.nK) * 4,
-            "restart: the initial policy has " + std::to_string(st.policy.size()) + " values, the grid needs nk x nK x 2 x 2 = " +
-                std::to_string(std::size_t(p.nk) * std::size_t(p.nK) * 4));
+    require(
+        st.policy.size() == std::size_t(p.nk) * std::size_t(p.nK) * 4,
+        "restart: the initial policy has " + std::to_string(st.policy.size()) +
+            " values, the grid needs nk x nK x 2 x 2 = " + std::to_string(std::size_t(p.nk) * std::size_t(p.nK) * 4));
     for (double g : st.policy)
-      require(finite(g) && g >= p.k_min, "restart: the initial policy holds a value that is not finite or below --k-min");
+      require(finite(g) && g >= p.k_min,
+              "restart: the initial policy holds a value that is not finite or below --k-min");
   }
   if (!st.capital.empty() || !st.employed.empty()) {
     require(long(st.capital.size()) == p.agents && long(st.employed.size()) == p.agents,
             "restart: the initial cross-section has " + std::to_string(st.capital.size()) + " agents, --agents is " +
                 std::to_string(p.agents));
     for (double k : st.capital)
-      require(finite(k) && k >= p.k_min, "restart: the initial cross-section holds a capital that is not finite or below --k-min");
+      require(finite(k) && k >= p.k_min,
+              "restart: the initial cross-section holds a capital that is not finite or below --k-min");
     for (auto e : st.employed) require(e == 0 || e == 1, "restart: the initial employment must be 0 or 1");
     require(st.z_prev == 0 || st.z_prev == 1, "restart: the previous aggregate state must be 0 (good) or 1 (bad)");
   }

@@ -18,10 +18,10 @@ inline constexpr char const* phase_accuracy = "parity::krusell_smith::accuracy";
 struct Result {
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> coeffs{};
-  std::array<double, 2> r_squared{};       // of the final regression, good and bad state
-  std::array<double, 2> regression_se{};   // standard error of the regression (log points)
-  double coeff_change = 0;                  // max |b_ols - b| of the last iteration
-  int iterations = 0;                       // outer (law-of-motion) iterations
+  std::array<double, 2> r_squared{};  // of the final regression, good and bad state
+  std::array<double, 2> regression_se{};  // standard error of the regression (log points)
+  double coeff_change = 0;  // max |b_ols - b| of the last iteration
+  int iterations = 0;  // outer (law-of-motion) iterations
   bool converged = false;
   // Why an unconverged solve ended: the stage ("law of motion" or "policy") and what stopped it.
   // Empty when converged.
@@ -50,13 +50,13 @@ struct Result {
   std::array<double, 4> p00_empirical{};  // P(u -> u | z -> z') in the panel, index 2 z + z_next
 
   // Simulation.
-  std::vector<double> K_path;          // K_0 .. K_T (panel means), T + 1 values
-  std::vector<double> K_alm;           // dynamic simulation of the law of motion, T + 1 values
-  std::vector<std::int32_t> z_path;    // 0 good, 1 bad, T values
-  std::vector<double> k_final;         // capital of the first min(N, sample) agents at T
+  std::vector<double> K_path;  // K_0 .. K_T (panel means), T + 1 values
+  std::vector<double> K_alm;  // dynamic simulation of the law of motion, T + 1 values
+  std::vector<std::int32_t> z_path;  // 0 good, 1 bad, T values
+  std::vector<double> k_final;  // capital of the first min(N, sample) agents at T
   std::vector<std::int32_t> employed_final;  // their employment in period T - 1
-  double k_final_min = 0;              // over all agents (device reduction)
-  double k_final_mean = 0;             // mean of the saved cross-section when it is the whole panel
+  double k_final_min = 0;  // over all agents (device reduction)
+  double k_final_mean = 0;  // mean of the saved cross-section when it is the whole panel
 
   // Policy on the grid, shape (nk, nK, 2, 2): g[((i * nK + j) * 2 + z) * 2 + e], with the axes.
   std::vector<double> policy;

@@ -112,13 +112,13 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   Kokkos::View<Real*, Mem> k_start;  // a restart's cross-section, matched to period 0's employment
   if (!p.start.capital.empty()) {
     timing::ScopedPhase phase(space, phases, phase_panel_setup);
-    auto words0 = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(), Kokkos::subview(emp.words, Kokkos::make_pair(0L, emp.nwords)));
+    auto words0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                      Kokkos::subview(emp.words, Kokkos::make_pair(0L, emp.nwords)));
     std::vector<std::int32_t> employed0(p.agents);
     for (long i = 0; i < p.agents; ++i) employed0[i] = std::int32_t((words0(i / 32) >> (i % 32)) & 1u);
     auto const k0 = restart_cross_section(p, chain, z[0], employed0);
-    k_start = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_start"),
-                                       p.agents);
+    k_start = Kokkos::View<Real*, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_start"), p.agents);
     auto k_start_h = Kokkos::create_mirror_view(k_start);
     double sum = 0;
     for (long i = 0; i < p.agents; ++i) sum += double(k_start_h(i) = Real(k0[i]));
@@ -132,8 +132,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     double sum = 0;
     auto const start = restore_checkpoint(*resume, p, st, res, g, k_agents, sum);
     if (!start.empty()) {
-      Kokkos::View<Real*, Mem> k0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"),
-                                  p.agents);
+      Kokkos::View<Real*, Mem> k0(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"), p.agents);
       detail::from_host_doubles(k0, start);
       panel.set_initial(k0, sum);
     }
@@ -165,8 +165,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       double last_report = clock.seconds();
       do {
         change = p.policy_method == PolicyMethod::time_iteration
-                     ? kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic,
-                                                      Real(p.policy_damping), Real(p.k_max))
+                     ? kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic, Real(p.policy_damping),
+                                                      Real(p.k_max))
                      : kernels::euler_update(space, model, axk, axK, g, g_new, k_endo, cubic);
         std::swap(g, g_new);
         ++policy_it;
@@ -238,9 +238,10 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     res.stop_stage = policy ? "policy" : "law of motion";
     char why[256];
     if (policy)
-      std::snprintf(why, sizeof why,
-                    "the first Euler-equation solve stopped at --policy-max-iter %d with change %.3g above --policy-tol %.3g",
-                    p.policy_max_iter, st.stop_value, p.policy_tol);
+      std::snprintf(
+          why, sizeof why,
+          "the first Euler-equation solve stopped at --policy-max-iter %d with change %.3g above --policy-tol %.3g",
+          p.policy_max_iter, st.stop_value, p.policy_tol);
     else if (st.stop_code == 1)
       std::snprintf(why, sizeof why, "the coefficient change is not finite");
     else

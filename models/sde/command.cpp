@@ -39,10 +39,11 @@ void mark_non_finite(report::RunReport& r, std::string const& what) {
 
 // Memory of an ensemble run (ensemble.hpp): per path the state (dim Real), a winding count (int)
 // and the time sums (dim double, two more in SRK2's stage copies); per sample and point the moments.
-void require_ensemble_memory(cli::Context const& context, double paths_total, double samples, double points,
-                             int dim, int bins, std::string const& what) {
+void require_ensemble_memory(cli::Context const& context, double paths_total, double samples, double points, int dim,
+                             int bins, std::string const& what) {
   double const real = context.precision == Precision::f32 ? 4 : 8;
-  double const device = paths_total * (2 * dim * real + 4 + dim * 8) + samples * points * 2 * dim * 8 + points * bins * 4;
+  double const device =
+      paths_total * (2 * dim * real + 4 + dim * 8) + samples * points * 2 * dim * 8 + points * bins * 4;
   double const host = samples * points * 2 * dim * 8 * 3 + points * bins * 4;  // results, arrays, report
   cli::require_memory(context, device, host, what);
 }
@@ -50,7 +51,8 @@ void require_ensemble_memory(cli::Context const& context, double paths_total, do
 // Rates, and the work of the timed integration phase for the comparison runner's roofline.
 void add_rates(nlohmann::json& results, double steps_total, std::string const& phase, double seconds,
                double flops_per_step, double bytes_per_step) {
-  results["work"] = {{"flops", steps_total * flops_per_step}, {"bytes", steps_total * bytes_per_step}, {"phase", phase}};
+  results["work"] = {
+      {"flops", steps_total * flops_per_step}, {"bytes", steps_total * bytes_per_step}, {"phase", phase}};
   results["steps_total"] = steps_total;
   results["integrate_seconds"] = seconds;
   results["flops_per_step"] = flops_per_step;
@@ -75,15 +77,18 @@ class JosephsonCommand final : public cli::Command {
     fixed_["gamma"] = sub.add_option("--gamma", p_.gamma, "Damping gamma")->capture_default_str();
     fixed_["a"] = sub.add_option("--amplitude,-a", p_.a, "Drive amplitude a")->capture_default_str();
     sub.add_option("--omega", p_.omega, "Drive angular frequency omega")->capture_default_str();
-    fixed_["D"] = sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
+    fixed_["D"] =
+        sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
     fixed_["f"] = sub.add_option("--force,-f", p_.f, "Constant bias force f")->capture_default_str();
     sub.add_option("--steps-per-period", p_.steps_per_period, "Time steps per drive period (dt = 2 pi / omega / this)")
         ->capture_default_str();
     sub.add_option("--periods", p_.periods, "Run length in drive periods")->capture_default_str();
-    sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>>")->capture_default_str();
+    sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>>")
+        ->capture_default_str();
     sub.add_option("--paths", p_.paths, "Trajectories per parameter value (paper: 2^19; at least 2 for an error bar)")
         ->capture_default_str();
-    sub.add_option("--sample-every", p_.sample_every, "Steps between on-device ensemble samples")->capture_default_str();
+    sub.add_option("--sample-every", p_.sample_every, "Steps between on-device ensemble samples")
+        ->capture_default_str();
     sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 1 at the end")->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 (2nd-order stochastic Runge-Kutta) or euler (Euler-Maruyama)")
@@ -119,7 +124,8 @@ class JosephsonCommand final : public cli::Command {
     auto const& v = res["mean_velocity"];
     std::string s;
     auto number = [](nlohmann::json const& x, char const* format) {
-      return x.is_number() && std::isfinite(x.get<double>()) ? fmt::format(fmt::runtime(format), x.get<double>()) : std::string("n/a");
+      return x.is_number() && std::isfinite(x.get<double>()) ? fmt::format(fmt::runtime(format), x.get<double>())
+                                                             : std::string("n/a");
     };
     if (v.size() == 1)
       s = "<<v>> = " + number(v[0], "{:.4f}") + " +- " + number(res["mean_velocity_error"][0], "{:.4f}");
@@ -140,10 +146,20 @@ class JosephsonCommand final : public cli::Command {
     validate(p);
     report::RunReport r;
     r.model = "josephson";
-    r.parameters = {{"gamma", p.gamma}, {"a", p.a}, {"omega", p.omega}, {"D", p.D}, {"f", p.f},
-                    {"steps_per_period", p.steps_per_period}, {"periods", p.periods},
-                    {"transient_periods", p.transient_periods}, {"paths", p.paths}, {"sample_every", p.sample_every},
-                    {"bins", p.bins}, {"seed", p.seed}, {"stepper", p.stepper}, {"noise_law", p.noise_law},
+    r.parameters = {{"gamma", p.gamma},
+                    {"a", p.a},
+                    {"omega", p.omega},
+                    {"D", p.D},
+                    {"f", p.f},
+                    {"steps_per_period", p.steps_per_period},
+                    {"periods", p.periods},
+                    {"transient_periods", p.transient_periods},
+                    {"paths", p.paths},
+                    {"sample_every", p.sample_every},
+                    {"bins", p.bins},
+                    {"seed", p.seed},
+                    {"stepper", p.stepper},
+                    {"noise_law", p.noise_law},
                     {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
@@ -157,15 +173,18 @@ class JosephsonCommand final : public cli::Command {
                               fmt::format("josephson with --paths {} x {} sweep points", p.paths, points));
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
-        cli::warn(fmt::format("josephson: {:.3g} path steps (--paths x sweep points x --periods x "
-                              "--steps-per-period); this takes very long", path_steps));
+        cli::warn(
+            fmt::format("josephson: {:.3g} path steps (--paths x sweep points x --periods x "
+                        "--steps-per-period); this takes very long",
+                        path_steps));
     }
 
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& e = res.ensemble;
     r.iterations = res.steps;
-    r.timing_note = "each phase: wall time between two fences; integrate = all steps plus the on-device sampling "
-                    "every sample_every steps";
+    r.timing_note =
+        "each phase: wall time between two fences; integrate = all steps plus the on-device sampling "
+        "every sample_every steps";
     int const P = e.params, dim = e.dim, S = e.samples;
     std::vector<double> vbar(P), verr(P), xfinal(P), vfinal(P), xvar(P), vvar(P);
     for (int q = 0; q < P; ++q) {
@@ -188,16 +207,18 @@ class JosephsonCommand final : public cli::Command {
       out["sweep_axes"].push_back({{"name", res.axis_names[i]}, {"values", res.axis_values[i]}});
     out["mean_velocity"] = vbar;
     out["mean_velocity_error"] = verr;
-    out["mean_velocity_note"] = "<<v>>: time average of v over steps after the transient, averaged over paths; "
-                                "error = standard deviation of the per-path averages / sqrt(paths); null (undefined) "
-                                "with one path";
+    out["mean_velocity_note"] =
+        "<<v>>: time average of v over steps after the transient, averaged over paths; "
+        "error = standard deviation of the per-path averages / sqrt(paths); null (undefined) "
+        "with one path";
     out["final_mean_x"] = xfinal;
     out["final_variance_x"] = xvar;
     out["final_mean_v"] = vfinal;
     out["final_variance_v"] = vvar;
     out["histogram_bins"] = e.bins;
     if (P == 1) out["histogram"] = e.histogram;
-    out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
+    out["flops_per_step_paper"] =
+        p.stepper == "srk2" ? nlohmann::json(paper_josephson_srk2_flops) : nlohmann::json(nullptr);
     out["flops_convention"] =
         "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), Philox integer ops not";
     double const steps_total = double(res.steps) * double(res.paths_total);
@@ -208,8 +229,9 @@ class JosephsonCommand final : public cli::Command {
 
     r.status = cli::status::ok;
     if (!all_finite(vbar) || !all_finite(xfinal) || !all_finite(vfinal))
-      mark_non_finite(r, "<<v>> or the final ensemble mean is NaN or infinite: the integration diverged (check "
-                         "--gamma, --amplitude, --force and --steps-per-period)");
+      mark_non_finite(r,
+                      "<<v>> or the final ensemble mean is NaN or infinite: the integration diverged (check "
+                      "--gamma, --amplitude, --force and --steps-per-period)");
     if (context.output) write_arrays(*context.output, res, p.paths >= 2);
     return r;
   }
@@ -298,10 +320,11 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
         ->capture_default_str();
     tile_ = sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
-    splits_ = sub.add_option("--column-splits", p_.column_splits,
-                   "All pairs: teams sharing a row tile, each over a share of the columns (0: enough to fill the "
-                   "device, 1 on hosts)")
-        ->capture_default_str();
+    splits_ =
+        sub.add_option("--column-splits", p_.column_splits,
+                       "All pairs: teams sharing a row tile, each over a share of the columns (0: enough to fill the "
+                       "device, 1 on hosts)")
+            ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override {
@@ -333,10 +356,21 @@ class KuramotoCommand final : public cli::Command {
     validate(p);
     report::RunReport r;
     r.model = "kuramoto";
-    r.parameters = {{"oscillators", p.oscillators}, {"K", p.K}, {"gamma", p.gamma}, {"D", p.D},
-                    {"omega_mean", p.omega_mean}, {"omega_spread", p.omega_spread}, {"dt", p.dt},
-                    {"steps", p.steps}, {"sample_every", p.sample_every}, {"bins", p.bins}, {"seed", p.seed},
-                    {"stepper", p.stepper}, {"noise_law", p.noise_law}, {"coupling", p.coupling}, {"tile", p.tile},
+    r.parameters = {{"oscillators", p.oscillators},
+                    {"K", p.K},
+                    {"gamma", p.gamma},
+                    {"D", p.D},
+                    {"omega_mean", p.omega_mean},
+                    {"omega_spread", p.omega_spread},
+                    {"dt", p.dt},
+                    {"steps", p.steps},
+                    {"sample_every", p.sample_every},
+                    {"bins", p.bins},
+                    {"seed", p.seed},
+                    {"stepper", p.stepper},
+                    {"noise_law", p.noise_law},
+                    {"coupling", p.coupling},
+                    {"tile", p.tile},
                     {"column_splits", p.column_splits},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
     {
@@ -349,16 +383,18 @@ class KuramotoCommand final : public cli::Command {
       if (p.coupling == "all-pairs") {
         double const pairs = n * n * double(p.steps) * (p.stepper == "srk2" ? 2 : 1);
         if (pairs > 1e13)
-          cli::warn(fmt::format("kuramoto --coupling all-pairs: {:.3g} pair interactions (N^2 per drift evaluation, "
-                                "-N {} x --steps {}); this takes very long (progress every sample)",
-                                pairs, p.oscillators, p.steps));
+          cli::warn(
+              fmt::format("kuramoto --coupling all-pairs: {:.3g} pair interactions (N^2 per drift evaluation, "
+                          "-N {} x --steps {}); this takes very long (progress every sample)",
+                          pairs, p.oscillators, p.steps));
       }
     }
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& k = res.kuramoto;
     r.iterations = k.steps_done;
-    r.timing_note = "each phase: wall time between two fences; integrate = all steps plus sampling r and the "
-                    "histogram every sample_every steps";
+    r.timing_note =
+        "each phase: wall time between two fences; integrate = all steps plus sampling r and the "
+        "histogram every sample_every steps";
     auto& out = r.results;
     std::vector<double> t(k.samples);
     for (int s = 0; s < k.samples; ++s) t[s] = double(k.sample_steps[s]) * p.dt;
@@ -371,13 +407,14 @@ class KuramotoCommand final : public cli::Command {
     for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;
     out["r_mean_second_half"] = cnt ? sum / cnt : k.r.back();
     out["r_theory"] = p.omega_spread == 0 ? nlohmann::json(kuramoto_theory_r(p.K, p.D)) : nlohmann::json(nullptr);
-    out["r_theory_note"] = "identical oscillators, N -> infinity: r = I1(K r / D) / I0(K r / D); finite N adds "
-                           "O(1/sqrt(N)) fluctuations";
+    out["r_theory_note"] =
+        "identical oscillators, N -> infinity: r = I1(K r / D) / I0(K r / D); finite N adds "
+        "O(1/sqrt(N)) fluctuations";
     out["histogram_bins"] = k.bins;
-    out["histogram_final"] =
-        std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
-    out["flops_convention"] = "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), "
-                              "Philox integer ops not; per oscillator step";
+    out["histogram_final"] = std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
+    out["flops_convention"] =
+        "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), "
+        "Philox integer ops not; per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
     r.status = cli::status::ok;

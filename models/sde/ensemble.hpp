@@ -98,16 +98,16 @@ struct EnsembleRanks {
 };
 
 struct EnsembleConfig {
-  int paths = 1024;          // per parameter value
+  int paths = 1024;  // per parameter value
   long steps = 1000;
   double dt = 0.01;
-  int sample_every = 100;    // steps per launch; moments are sampled after each launch
-  long average_from = 0;     // time averages over steps (average_from, steps]
-  int bins = 0;              // histogram of the wrapped component at the end (0: none)
+  int sample_every = 100;  // steps per launch; moments are sampled after each launch
+  long average_from = 0;  // time averages over steps (average_from, steps]
+  int bins = 0;  // histogram of the wrapped component at the end (0: none)
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise, ensemble statistics only (noise.hpp)
-  EnsembleRanks ranks;       // one rank unless set
+  EnsembleRanks ranks;  // one rank unless set
 };
 
 namespace detail {
@@ -175,7 +175,8 @@ void moment_partials(ExecSpace const& space, Value const& value, int paths, long
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   Kokkos::parallel_for(
-      "parity::sde::moment_partials", Policy(space, int(partial.extent(0)), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
+      "parity::sde::moment_partials", Policy(space, int(partial.extent(0)), Kokkos::AUTO),
+      KOKKOS_LAMBDA(Member const& team) {
         long const u = first_chunk + team.league_rank();
         int const p = int(u / chunks), c = int(u % chunks);
         int const begin = c * chunk, end = begin + chunk < paths ? begin + chunk : paths;
@@ -414,9 +415,8 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       int const n = int(std::min<long>(cfg.sample_every, cfg.steps - step));
       // One instantiation per stepper and noise law, chosen here from the run-time settings.
       auto launch = [&](auto stepper, auto law) {
-        detail::advance<decltype(stepper)::value, decltype(law)::value>(space, system, sweep, paths, cfg.seed, g0,
-                                                                        Real(cfg.dt), step, n, cfg.average_from, x,
-                                                                        wind, acc);
+        detail::advance<decltype(stepper)::value, decltype(law)::value>(
+            space, system, sweep, paths, cfg.seed, g0, Real(cfg.dt), step, n, cfg.average_from, x, wind, acc);
       };
       auto with_law = [&](auto stepper) {
         if (cfg.noise == NoiseLaw::five_point)
@@ -434,8 +434,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       if (clock.seconds() - last_report >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::progress");
         last_report = clock.seconds();
-        progress.update({label + " steps", step, -1.0, last_report,
-                         std::to_string(total) + " paths", cfg.steps});
+        progress.update({label + " steps", step, -1.0, last_report, std::to_string(total) + " paths", cfg.steps});
       }
     }
     r.steps_done = step;
@@ -472,26 +471,27 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   }
   // Histogram of the wrapped component (mod period) at the end.
   if constexpr (System::wrapped >= 0) {
-   if (r.bins > 0) {
-    int const bins = r.bins;
-    Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::histogram"), P, bins);
-    Kokkos::Experimental::ScatterView<int**, typename Kokkos::View<int**, Mem>::array_layout, ExecSpace> scatter(hist);
-    Real const L = period;
-    Kokkos::parallel_for(
-        "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, local), KOKKOS_LAMBDA(int l) {
-          auto h = scatter.access();
-          int b = int(x(l, int(System::wrapped)) / L * Real(bins));
-          b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
-          h((g0 + l) / paths, b) += 1;
-        });
-    Kokkos::Experimental::contribute(hist, scatter);
-    auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
-    std::vector<std::int64_t> counts(std::size_t(P) * bins);
-    for (int p = 0; p < P; ++p)
-      for (int b = 0; b < bins; ++b) counts[std::size_t(p) * bins + b] = hh(p, b);
-    if (nranks > 1) cfg.ranks.sum(counts);  // integer counts: exact in any order
-    r.histogram.assign(counts.begin(), counts.end());
-   }
+    if (r.bins > 0) {
+      int const bins = r.bins;
+      Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::histogram"), P, bins);
+      Kokkos::Experimental::ScatterView<int**, typename Kokkos::View<int**, Mem>::array_layout, ExecSpace> scatter(
+          hist);
+      Real const L = period;
+      Kokkos::parallel_for(
+          "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, local), KOKKOS_LAMBDA(int l) {
+            auto h = scatter.access();
+            int b = int(x(l, int(System::wrapped)) / L * Real(bins));
+            b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+            h((g0 + l) / paths, b) += 1;
+          });
+      Kokkos::Experimental::contribute(hist, scatter);
+      auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+      std::vector<std::int64_t> counts(std::size_t(P) * bins);
+      for (int p = 0; p < P; ++p)
+        for (int b = 0; b < bins; ++b) counts[std::size_t(p) * bins + b] = hh(p, b);
+      if (nranks > 1) cfg.ranks.sum(counts);  // integer counts: exact in any order
+      r.histogram.assign(counts.begin(), counts.end());
+    }
   }
   return r;
 }

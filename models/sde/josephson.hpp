@@ -29,7 +29,7 @@ struct JosephsonSystem {
   static constexpr int dim = 2, noise_dim = 1;
   static constexpr int wrapped = 0;  // x, modulo the potential's period 1
   static constexpr unsigned time_averaged = 1u << 1;  // v only: <<v>> (x's time average is not used)
-  static constexpr unsigned noisy = 1u << 1;          // the noise enters v only
+  static constexpr unsigned noisy = 1u << 1;  // the noise enters v only
   // Float: 8 blocks of 256 threads per multiprocessor (at most 32 registers, full occupancy on
   // sm_90, as the native reference kernel reaches by itself; without it 40 registers, 75 %);
   // double: the compiler's choice (56 registers). PARITY_SDE_JOSEPHSON_FLOAT_MIN_BLOCKS=0 at
@@ -45,9 +45,7 @@ struct JosephsonSystem {
   Real noise_amp = 0;  // sqrt(2 gamma D), kept in step with gamma and D by update()
   Real const* drive_table = nullptr;  // [steps_per_period] cos(2 pi k / steps_per_period), required
 
-  KOKKOS_INLINE_FUNCTION void update() {
-    noise_amp = Kokkos::sqrt(Real(2) * gamma * D);
-  }
+  KOKKOS_INLINE_FUNCTION void update() { noise_amp = Kokkos::sqrt(Real(2) * gamma * D); }
   KOKKOS_INLINE_FUNCTION Real period() const { return Real(1); }
   KOKKOS_INLINE_FUNCTION int period_steps() const { return steps_per_period; }
   // Unconditional table read: the predictor's drive(phase + 1) and the next step's drive(phase) are

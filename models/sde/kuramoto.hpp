@@ -12,8 +12,8 @@
 // Noise (KuramotoNoise): the variate of oscillator i at step s is a variate of stream s (a normal,
 // or a five-point variate with --noise-law five-point), numbered so that one unit of variates serves
 // several oscillators of one step (noise.hpp); the same on every
-// backend and for both kernels, so the two kernels integrate the same realization. Phases are kept in [0, 2 pi); sin and cos by sincos_2pi
-// (trig.hpp) of x / (2 pi). Sums S, C are accumulated in double for both precisions. With
+// backend and for both kernels, so the two kernels integrate the same realization. Phases are kept in [0, 2 pi); sin
+// and cos by sincos_2pi (trig.hpp) of x / (2 pi). Sums S, C are accumulated in double for both precisions. With
 // identical natural frequencies (omega_spread = 0) the kernels do not read omega_i.
 // All pairs uses sin(x_j - x_i) = sin x_j cos x_i - cos x_j sin x_i: each team tile holds sin x_j,
 // cos x_j (computed once per tile), and row i accumulates A_i = sum_j K_ij sin x_j,
@@ -57,21 +57,21 @@ namespace parity::sde {
 enum class Coupling { mean_field, all_pairs };
 
 struct KuramotoConfig {
-  int n = 1 << 16;             // oscillators
+  int n = 1 << 16;  // oscillators
   double K = 4, gamma = 1, D = 1;
   double omega_mean = 0, omega_spread = 0;  // omega_i = omega_mean + omega_spread * N(0,1)
   double dt = 0.01;
   long steps = 2000;
   int sample_every = 10;
-  int bins = 64;               // histogram of x mod 2 pi at each sample (0: none)
+  int bins = 64;  // histogram of x mod 2 pi at each sample (0: none)
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise (noise.hpp)
   Coupling coupling = Coupling::mean_field;
-  int tile = 128;              // all pairs: oscillators per team tile (128 fastest on an H200)
-  int column_splits = 0;       // all pairs: teams sharing a row tile, each over a share of the
-                               // column tiles (0: enough to fill the device, see all_pairs_splits)
-  bool keep_positions = false; // copy the final phases to the host (tests)
+  int tile = 128;  // all pairs: oscillators per team tile (128 fastest on an H200)
+  int column_splits = 0;  // all pairs: teams sharing a row tile, each over a share of the
+                          // column tiles (0: enough to fill the device, see all_pairs_splits)
+  bool keep_positions = false;  // copy the final phases to the host (tests)
 };
 
 namespace detail {
@@ -112,7 +112,8 @@ KOKKOS_INLINE_FUNCTION Real wrap_phase(Real y) {
 }
 
 template <class ExecSpace, class Real>
-void kuramoto_initialize(ExecSpace const& space, KuramotoConfig const& c, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+void kuramoto_initialize(ExecSpace const& space, KuramotoConfig const& c,
+                         Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                          Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega) {
   std::uint64_t const seed = c.seed;
   Real const om = Real(c.omega_mean), spread = Real(c.omega_spread);
@@ -162,7 +163,8 @@ struct KuramotoNoise {
   std::uint64_t seed;
   int blocks;  // M
   Real scale;  // g sqrt(dt)
-  KuramotoNoise(std::uint64_t seed_, int n, Real scale_) : seed(seed_), blocks((n + per_block - 1) / per_block), scale(scale_) {}
+  KuramotoNoise(std::uint64_t seed_, int n, Real scale_)
+      : seed(seed_), blocks((n + per_block - 1) / per_block), scale(scale_) {}
   // Position of oscillator i's normal in its step's stream.
   KOKKOS_INLINE_FUNCTION std::uint64_t index(int i) const {
     return std::uint64_t(per_block) * std::uint64_t(i % blocks) + std::uint64_t(i / blocks);
@@ -186,9 +188,10 @@ struct KuramotoNoise {
 // sc_pred receives the predictor's sums.
 template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n,
-                     Real inv_gamma, Noise const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
-                     SinCos<typename ExecSpace::memory_space> const& sc_pred, SinCos<typename ExecSpace::memory_space> const& sc_next,
+                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
+                     Noise const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
+                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
+                     SinCos<typename ExecSpace::memory_space> const& sc_next,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   using Mem = typename ExecSpace::memory_space;
@@ -288,8 +291,10 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_b = {}) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
-  using Quads = Kokkos::View<SinCosQuad<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using Scratch = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Quads = Kokkos::View<SinCosQuad<Real>*, typename ExecSpace::scratch_memory_space,
+                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch =
+      Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   int const n = int(x.extent(0));
   int const tiles = (n + tile - 1) / tile;
   int const splits = part_a.extent(0) > 1 ? int(part_a.extent(0)) : 1;  // column shares per row tile
@@ -297,7 +302,8 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   bool const matrix = kmat.extent(0) > 0;
   std::size_t const bytes = Quads::shmem_size(max_quads) + 2 * Scratch::shmem_size(tile);
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_all_pairs", Policy(space, tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      "parity::sde::kuramoto_all_pairs",
+      Policy(space, tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& team) {
         Quads col(team.team_scratch(0), max_quads);
         Scratch sum_a(team.team_scratch(0), tile), sum_b(team.team_scratch(0), tile);
@@ -396,12 +402,12 @@ int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
 template <class ExecSpace, class Real, class Noise>
 void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f0,
-                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a,
-                      Noise const& noise, long step, bool wrap,
-                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
+                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a, Noise const& noise,
+                      long step, bool wrap, Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(int i) {
+      "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(int i) {
         Real const gdw = noise.one(step, i);
         Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
         out(i) = wrap ? wrap_phase(y) : y;
@@ -458,7 +464,8 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
   }
   Kokkos::View<Real**, Mem> part_a, part_b;
-  int const splits = c.coupling == Coupling::all_pairs ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
+  int const splits =
+      c.coupling == Coupling::all_pairs ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
   if (splits > 1) {
     part_a = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_a"), splits, n);
     part_b = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_b"), splits, n);
@@ -505,7 +512,8 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
           detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b);
           if (c.stepper == Stepper::srk2) {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp);
-            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a, part_b);
+            detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a,
+                                                     part_b);
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x);
           } else {
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x);
@@ -518,8 +526,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::kuramoto_progress");
         last = clock.seconds();
-        progress.update({"kuramoto steps", step, -1.0, last,
-                         std::to_string(n) + " oscillators", c.steps});
+        progress.update({"kuramoto steps", step, -1.0, last, std::to_string(n) + " oscillators", c.steps});
       }
     }
     r.steps_done = step;

@@ -148,8 +148,12 @@ class VariateUnits {
   static constexpr int per_unit = variates_per_unit<Law, Real>;
 
   KOKKOS_INLINE_FUNCTION VariateUnits(std::uint64_t seed, std::uint64_t stream, std::uint64_t first, Real scale = 1)
-      : seed_(seed), stream_(stream), unit_(first), scale_(scale),
-        a_(Real(five_point_a) * scale), b_(Real(five_point_b) * scale) {
+      : seed_(seed),
+        stream_(stream),
+        unit_(first),
+        scale_(scale),
+        a_(Real(five_point_a) * scale),
+        b_(Real(five_point_b) * scale) {
     if constexpr (Law == NoiseLaw::five_point) {
       if (first % 8 != 0) {
         load(first / 8);

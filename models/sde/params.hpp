@@ -8,22 +8,22 @@
 
 namespace parity::sde {
 
-using cli::SweepSpec;  // one swept parameter (parity/cli/sweep.hpp)
 using cli::parse_sweep;
+using cli::SweepSpec;  // one swept parameter (parity/cli/sweep.hpp)
 
 // Josephson junction, defaults of Januszewski & Kostur (2010), Fig. 2.
 struct JosephsonParams {
   double gamma = 0.9, a = 4.2, omega = 4.9, D = 0.001, f = 0.1;
-  int steps_per_period = 100;      // dt = (2 pi / omega) / steps_per_period
-  long periods = 2000;             // run length in drive periods
-  long transient_periods = 200;    // <<v>> averages over periods (transient, periods]
-  int paths = 1 << 19;             // per parameter value
-  int sample_every = 100;          // steps between ensemble samples
-  int bins = 64;                   // histogram of x mod 1 at the end
+  int steps_per_period = 100;  // dt = (2 pi / omega) / steps_per_period
+  long periods = 2000;  // run length in drive periods
+  long transient_periods = 200;  // <<v>> averages over periods (transient, periods]
+  int paths = 1 << 19;  // per parameter value
+  int sample_every = 100;  // steps between ensemble samples
+  int bins = 64;  // histogram of x mod 1 at the end
   std::uint64_t seed = 1;
-  std::string stepper = "srk2";    // srk2 | euler
+  std::string stepper = "srk2";  // srk2 | euler
   std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
-  std::vector<SweepSpec> sweeps;   // at most two of a, f, D, gamma
+  std::vector<SweepSpec> sweeps;  // at most two of a, f, D, gamma
 };
 
 void validate(JosephsonParams const& p);
@@ -38,11 +38,11 @@ struct KuramotoParams {
   int sample_every = 20;
   int bins = 64;
   std::uint64_t seed = 1;
-  std::string stepper = "srk2";       // srk2 | euler
+  std::string stepper = "srk2";  // srk2 | euler
   std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
   std::string coupling = "mean-field";  // mean-field | all-pairs
-  int tile = 128;                  // all pairs: oscillators per team tile
-  int column_splits = 0;           // all pairs: teams per row tile (0: chosen for the device)
+  int tile = 128;  // all pairs: oscillators per team tile
+  int column_splits = 0;  // all pairs: teams per row tile (0: chosen for the device)
 };
 
 void validate(KuramotoParams const& p);

@@ -11,40 +11,40 @@ namespace parity::sde {
 // S = samples, dim = state components.
 struct EnsembleResult {
   int params = 0, dim = 0, samples = 0, bins = 0;
-  std::vector<long> sample_steps;              // [S] step count at each sample
-  std::vector<double> mean, variance;          // [S][P][dim] ensemble moments at each sample
-  std::vector<double> time_average;            // [P][dim] mean over paths of each path's time average
-                                               // (NaN for components the system does not average)
-  std::vector<double> time_average_error;      // [P][dim] spread of those over paths / sqrt(paths)
-  std::vector<std::int32_t> histogram;         // [P][bins] wrapped component mod period, at the end
+  std::vector<long> sample_steps;  // [S] step count at each sample
+  std::vector<double> mean, variance;  // [S][P][dim] ensemble moments at each sample
+  std::vector<double> time_average;  // [P][dim] mean over paths of each path's time average
+                                     // (NaN for components the system does not average)
+  std::vector<double> time_average_error;  // [P][dim] spread of those over paths / sqrt(paths)
+  std::vector<std::int32_t> histogram;  // [P][bins] wrapped component mod period, at the end
   long steps_done = 0;
 };
 
 struct KuramotoResult {
   int samples = 0, bins = 0;
-  std::vector<long> sample_steps;       // [S]
-  std::vector<double> r, psi;           // [S] order parameter r e^{i psi} = mean_j e^{i x_j}
+  std::vector<long> sample_steps;  // [S]
+  std::vector<double> r, psi;  // [S] order parameter r e^{i psi} = mean_j e^{i x_j}
   std::vector<std::int32_t> histogram;  // [S][bins] of x mod 2 pi (the density P(x, t))
-  std::vector<double> positions;        // [N] final phases, only when asked for
+  std::vector<double> positions;  // [N] final phases, only when asked for
   long steps_done = 0;
-  int column_splits = 1;                // all pairs: teams per row tile (column shares)
+  int column_splits = 1;  // all pairs: teams per row tile (column shares)
 };
 
 struct JosephsonResult {
-  EnsembleResult ensemble;               // components: 0 = x (position), 1 = v (velocity)
-  std::vector<std::string> axis_names;   // swept parameters (0, 1 or 2)
+  EnsembleResult ensemble;  // components: 0 = x (position), 1 = v (velocity)
+  std::vector<std::string> axis_names;  // swept parameters (0, 1 or 2)
   std::vector<std::vector<double>> axis_values;
   double dt = 0;
   long steps = 0, paths_total = 0;
-  double flops_per_step = 0;             // our count (see solver.hpp)
-  double bytes_per_step = 0;             // global-memory traffic per path step, amortized
+  double flops_per_step = 0;  // our count (see solver.hpp)
+  double bytes_per_step = 0;  // global-memory traffic per path step, amortized
 };
 
 struct KuramotoRunResult {
   KuramotoResult kuramoto;
   double dt = 0;
-  double flops_per_step = 0;             // per oscillator step
-  double bytes_per_step = 0;             // per oscillator step
+  double flops_per_step = 0;  // per oscillator step
+  double bytes_per_step = 0;  // per oscillator step
 };
 
 }  // namespace parity::sde

@@ -73,8 +73,8 @@ KOKKOS_INLINE_FUNCTION void euler_maruyama_step(System const& s, Tick const& ste
 // x += (f(x, t) + f(x~, t + dt)) dt / 2 + g dW with the same dW. Weak order 2 and strong order 1
 // for additive noise; with state-dependent g it stays a consistent Ito scheme of weak order 1.
 template <class System>
-KOKKOS_INLINE_FUNCTION void srk2_step(System const& s, Tick const& step, typename System::real_type dt, State<System>& x,
-                                      Noise<System> const& dW) {
+KOKKOS_INLINE_FUNCTION void srk2_step(System const& s, Tick const& step, typename System::real_type dt,
+                                      State<System>& x, Noise<System> const& dW) {
   using Real = typename System::real_type;
   State<System> f0, f1, gdw, xp;
   s.drift(step, x, f0);
@@ -87,8 +87,8 @@ KOKKOS_INLINE_FUNCTION void srk2_step(System const& s, Tick const& step, typenam
 }
 
 template <Stepper S, class System>
-KOKKOS_INLINE_FUNCTION void step_once(System const& s, Tick const& step, typename System::real_type dt, State<System>& x,
-                                      Noise<System> const& dW) {
+KOKKOS_INLINE_FUNCTION void step_once(System const& s, Tick const& step, typename System::real_type dt,
+                                      State<System>& x, Noise<System> const& dW) {
   if constexpr (S == Stepper::euler_maruyama)
     euler_maruyama_step(s, step, dt, x, dW);
   else

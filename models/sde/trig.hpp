@@ -132,7 +132,7 @@ KOKKOS_INLINE_FUNCTION Real cos_2pi(Real u) {
   Real n;
   KOKKOS_IF_ON_DEVICE((n = Kokkos::nearbyint(u);))
   KOKKOS_IF_ON_HOST((constexpr Real magic = detail::TrigTraits<Real>::magic; n = (u + magic) - magic;))
-  Real const r = Kokkos::abs(u - n);                        // [0, 1/2], exact
+  Real const r = Kokkos::abs(u - n);  // [0, 1/2], exact
   Real const t = Real(0.25) - r;
   Real const t2 = t * t;
   // The leading term added last (one rounding of the largest part): 2 pi t + t^3 (s_1 + s_2 t^2 ...).

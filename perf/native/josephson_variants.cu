@@ -34,10 +34,13 @@
 #include <type_traits>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__); exit(1); } \
+#define CK(x)                                                      \
+  do {                                                             \
+    cudaError_t e_ = (x);                                          \
+    if (e_ != cudaSuccess) {                                       \
+      printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__); \
+      exit(1);                                                     \
+    }                                                              \
   } while (0)
 
 __device__ __forceinline__ uint4 philox(uint64_t seed, uint64_t stream, uint64_t block) {
@@ -55,23 +58,33 @@ __device__ __forceinline__ double ud(uint32_t a, uint32_t b) {
 // sin and cos of 2 pi u by octant reduction and Taylor polynomials (portable arithmetic only).
 template <class R>
 __host__ __device__ __forceinline__ void sincos2pi_poly(R u, R& s, R& c) {
-  R const r = u - rint(u);                 // [-1/2, 1/2]
-  R const q = rint(R(4) * r);              // quadrant -2..2
-  R const t = r - R(0.25) * q;             // [-1/8, 1/8], exact
+  R const r = u - rint(u);  // [-1/2, 1/2]
+  R const q = rint(R(4) * r);  // quadrant -2..2
+  R const t = r - R(0.25) * q;  // [-1/8, 1/8], exact
   R const t2 = t * t;
   R sp, cp;
   constexpr double p = 6.283185307179586476925286766559;
   if constexpr (std::is_same_v<R, float>) {
-    sp = t * (R(p) + t2 * (R(-p * p * p / 6) + t2 * (R(p * p * p * p * p / 120) + t2 * (R(-p * p * p * p * p * p * p / 5040) + t2 * R(p * p * p * p * p * p * p * p * p / 362880)))));
-    cp = R(1) + t2 * (R(-p * p / 2) + t2 * (R(p * p * p * p / 24) + t2 * (R(-p * p * p * p * p * p / 720) + t2 * R(p * p * p * p * p * p * p * p / 40320))));
+    sp = t * (R(p) + t2 * (R(-p * p * p / 6) + t2 * (R(p * p * p * p * p / 120) +
+                                                     t2 * (R(-p * p * p * p * p * p * p / 5040) +
+                                                           t2 * R(p * p * p * p * p * p * p * p * p / 362880)))));
+    cp = R(1) +
+         t2 * (R(-p * p / 2) + t2 * (R(p * p * p * p / 24) + t2 * (R(-p * p * p * p * p * p / 720) +
+                                                                   t2 * R(p * p * p * p * p * p * p * p / 40320))));
   } else {
     double const a2 = p * p;
     // coefficients of the Taylor series in t (theta = 2 pi t)
     double sc[8], cc[9];
     double term = p;
-    for (int k = 0; k < 8; ++k) { sc[k] = term; term *= -a2 / ((2 * k + 2) * (2 * k + 3)); }
+    for (int k = 0; k < 8; ++k) {
+      sc[k] = term;
+      term *= -a2 / ((2 * k + 2) * (2 * k + 3));
+    }
     term = 1;
-    for (int k = 0; k < 9; ++k) { cc[k] = term; term *= -a2 / ((2 * k + 1) * (2 * k + 2)); }
+    for (int k = 0; k < 9; ++k) {
+      cc[k] = term;
+      term *= -a2 / ((2 * k + 1) * (2 * k + 2));
+    }
     R ps = sc[7], pc = cc[8];
     for (int k = 6; k >= 0; --k) ps = ps * t2 + sc[k];
     for (int k = 7; k >= 0; --k) pc = pc * t2 + cc[k];
@@ -91,7 +104,10 @@ __host__ __device__ __forceinline__ R cos2pi_half(R u) {
   constexpr int K = std::is_same_v<R, float> ? 7 : 11;
   double sc[K];
   double term = p;
-  for (int k = 0; k < K; ++k) { sc[k] = term; term *= -p * p / ((2 * k + 2) * (2 * k + 3)); }
+  for (int k = 0; k < K; ++k) {
+    sc[k] = term;
+    term *= -p * p / ((2 * k + 2) * (2 * k + 3));
+  }
   R const r = fabs(u - rint(u));
   R const t = R(0.25) - r, t2 = t * t;
   R q = R(sc[K - 1]);
@@ -104,23 +120,37 @@ enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3, half = 4 };
 template <class R, int T>
 __device__ __forceinline__ R cos2pi(R x) {
   constexpr R tp = R(6.283185307179586476925286766559);
-  if constexpr (T == poly) { R s, c; sincos2pi_poly(x, s, c); return c; }
-  else if constexpr (T == half) return cos2pi_half(x);
-  else if constexpr (T == cudapi) return cospi(R(2) * x);
-  else if constexpr (T == fast && std::is_same_v<R, float>) return __cosf(tp * x);
-  else return cos(tp * x);
+  if constexpr (T == poly) {
+    R s, c;
+    sincos2pi_poly(x, s, c);
+    return c;
+  } else if constexpr (T == half)
+    return cos2pi_half(x);
+  else if constexpr (T == cudapi)
+    return cospi(R(2) * x);
+  else if constexpr (T == fast && std::is_same_v<R, float>)
+    return __cosf(tp * x);
+  else
+    return cos(tp * x);
 }
 template <class R, int T>
 __device__ __forceinline__ void box_muller(R u1, R u2, R& z1, R& z2) {
   constexpr R tp = R(6.283185307179586476925286766559);
   R lg;
-  if constexpr (T == fast && std::is_same_v<R, float>) lg = __logf(u1); else lg = log(u1);
+  if constexpr (T == fast && std::is_same_v<R, float>)
+    lg = __logf(u1);
+  else
+    lg = log(u1);
   R const r = sqrt(R(-2) * lg);
   R s, c;
-  if constexpr (T == poly || T == half) sincos2pi_poly(u2, s, c);
-  else if constexpr (T == cudapi) sincospi(R(2) * u2, &s, &c);
-  else if constexpr (T == fast && std::is_same_v<R, float>) __sincosf(tp * u2, &s, &c);
-  else sincos(tp * u2, &s, &c);
+  if constexpr (T == poly || T == half)
+    sincos2pi_poly(u2, s, c);
+  else if constexpr (T == cudapi)
+    sincospi(R(2) * u2, &s, &c);
+  else if constexpr (T == fast && std::is_same_v<R, float>)
+    __sincosf(tp * u2, &s, &c);
+  else
+    sincos(tp * u2, &s, &c);
   z1 = r * c;
   z2 = r * s;
 }
@@ -139,7 +169,10 @@ __device__ __forceinline__ void fill(uint64_t seed, uint64_t stream, uint64_t bl
   }
 }
 
-struct Par { float gamma = 0.9f, a = 4.2f, f = 0.1f, D = 0.001f; int spp = 100; };
+struct Par {
+  float gamma = 0.9f, a = 4.2f, f = 0.1f, D = 0.001f;
+  int spp = 100;
+};
 
 // V0: the 2026-11-21 structure.
 template <class R>
@@ -157,23 +190,34 @@ __global__ void v0(int n, R* X, R* V, int* W, double* acc, Par p, uint64_t seed,
   R sv = 0;
   for (int j = 0; j < nsteps; ++j) {
     long const step = step0 + j;
-    if (pos == per_block<R>) { ++blk; pos = 0; fill<R, libm>(seed, g, blk, z); }
+    if (pos == per_block<R>) {
+      ++blk;
+      pos = 0;
+      fill<R, libm>(seed, g, blk, z);
+    }
     R const dW = amp * z[pos++];
     R const f0x = v, f0v = -gamma * v - tp * cos(tp * x) + a * cos(pps * R(int(step % p.spp))) + f;
     R const xp = x + f0x * dt, vp = v + f0v * dt + dW;
     R const f1x = vp, f1v = -gamma * vp - tp * cos(tp * xp) + a * cos(pps * R(int((step + 1) % p.spp))) + f;
     x += (f0x + f1x) * (R(0.5) * dt);
     v += (f0v + f1v) * (R(0.5) * dt) + dW;
-    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    if (x >= R(1) || x < R(0)) {
+      R const k = floor(x);
+      x -= k;
+      w += int(k);
+    }
     sv += v;
   }
-  X[g] = x; V[g] = v; W[g] = w;
+  X[g] = x;
+  V[g] = v;
+  W[g] = w;
   acc[g] += double(sv);
 }
 
 // V1..V6: table drive, blocked noise, selectable trig; Noise = false: no noise at all.
 template <class R, int T, bool Blocked, bool Noise>
-__global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps, R dt) {
+__global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps,
+                   R dt) {
   int g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= n) return;
   R x = X[g], v = V[g];
@@ -191,7 +235,11 @@ __global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
     R const f1v = -gamma * vp - tp * cos2pi<R, T>(xp) + d1 + f;
     x += (v + vp) * hdt;
     v += (f0v + f1v) * hdt + dW;
-    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    if (x >= R(1) || x < R(0)) {
+      R const k = floor(x);
+      x -= k;
+      w += int(k);
+    }
     sv += v;
     ph = ph1;
     d0 = d1;
@@ -214,20 +262,26 @@ __global__ void vn(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
     int pos = 0;
     fill<R, T>(seed, g, blk, z);
     for (int j = 0; j < nsteps; ++j) {
-      if (pos == pb) { ++blk; pos = 0; fill<R, T>(seed, g, blk, z); }
+      if (pos == pb) {
+        ++blk;
+        pos = 0;
+        fill<R, T>(seed, g, blk, z);
+      }
       step(amp * z[pos++]);
     }
   }
-  X[g] = x; V[g] = v; W[g] = w;
+  X[g] = x;
+  V[g] = v;
+  W[g] = w;
   acc[g] += double(sv);
 }
-
 
 // Weak noise (V10-V12): dW = amp * xi with xi discrete. Five-point: 4 bits per variate, bit 0 the
 // sign, bits 1-3 m: m < 4 -> a, m == 4 -> b, else 0 (P = 1/2, 1/8, 3/8 for |xi| = a, b, 0),
 // a^2 = (8 - sqrt 14) / 5, b^2 = (8 + 4 sqrt 14) / 5: E xi^2 = 1, E xi^4 = 3, odd moments 0.
 template <class R, int T, int Law>
-__global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps, R dt) {
+__global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p, uint64_t seed, long step0, int nsteps,
+                   R dt) {
   int g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= n) return;
   R x = X[g], v = V[g];
@@ -246,7 +300,11 @@ __global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
     R const f1v = -gamma * vp - tp * cos2pi<R, T>(xp) + d1 + f;
     x += (v + vp) * hdt;
     v += (f0v + f1v) * hdt + dW;
-    if (x >= R(1) || x < R(0)) { R const k = floor(x); x -= k; w += int(k); }
+    if (x >= R(1) || x < R(0)) {
+      R const k = floor(x);
+      x -= k;
+      w += int(k);
+    }
     sv += v;
     ph = ph1;
     d0 = d1;
@@ -256,7 +314,13 @@ __global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
     uint64_t blk = uint64_t(step0) / 32;
     uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
     for (int j = 0, u = 0; j < nsteps; j += 4, ++u) {
-      if ((u & 7) == 0) { uint4 b = philox(seed, g, blk++); w0 = b.x; w1 = b.y; w2 = b.z; w3 = b.w; }
+      if ((u & 7) == 0) {
+        uint4 b = philox(seed, g, blk++);
+        w0 = b.x;
+        w1 = b.y;
+        w2 = b.z;
+        w3 = b.w;
+      }
       uint32_t bits = w0;
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
@@ -265,7 +329,13 @@ __global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
         R const mag = m < 4u ? la : (m == 4u ? lb : R(0));
         step((nib & 1u) ? -mag : mag);
       }
-      if (u & 1) { w0 = w1; w1 = w2; w2 = w3; } else { w0 >>= 16; }
+      if (u & 1) {
+        w0 = w1;
+        w1 = w2;
+        w2 = w3;
+      } else {
+        w0 >>= 16;
+      }
     }
   } else {
     uint64_t blk = uint64_t(step0) / 4;
@@ -279,7 +349,9 @@ __global__ void vw(int n, R* X, R* V, int* W, double* acc, R const* drive, Par p
       }
     }
   }
-  X[g] = x; V[g] = v; W[g] = w;
+  X[g] = x;
+  V[g] = v;
+  W[g] = w;
   acc[g] += double(sv);
 }
 
@@ -288,7 +360,10 @@ __global__ void init(int n, R* X, R* V, int* W, double* acc, uint64_t seed) {
   int g = blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= n) return;
   uint4 b = philox(seed, uint64_t(g) | (uint64_t(1) << 63), 0);
-  X[g] = R(uf(b.x)); V[g] = R(4) * R(uf(b.y)) - R(2); W[g] = 0; acc[g] = 0;
+  X[g] = R(uf(b.x));
+  V[g] = R(4) * R(uf(b.y)) - R(2);
+  W[g] = 0;
+  acc[g] = 0;
 }
 
 template <class R>
@@ -296,8 +371,11 @@ void run(char const* name, int n, int launches, int variant) {
   R *X, *V, *drive;
   int* W;
   double* acc;
-  CK(cudaMalloc(&X, n * sizeof(R))); CK(cudaMalloc(&V, n * sizeof(R))); CK(cudaMalloc(&W, n * sizeof(int)));
-  CK(cudaMalloc(&acc, n * sizeof(double))); CK(cudaMalloc(&drive, 100 * sizeof(R)));
+  CK(cudaMalloc(&X, n * sizeof(R)));
+  CK(cudaMalloc(&V, n * sizeof(R)));
+  CK(cudaMalloc(&W, n * sizeof(int)));
+  CK(cudaMalloc(&acc, n * sizeof(double)));
+  CK(cudaMalloc(&drive, 100 * sizeof(R)));
   std::vector<R> dh(100);
   for (int k = 0; k < 100; ++k) dh[k] = R(std::cos(2 * M_PI * k / 100));
   CK(cudaMemcpy(drive, dh.data(), 100 * sizeof(R), cudaMemcpyHostToDevice));
@@ -315,20 +393,44 @@ void run(char const* name, int n, int launches, int variant) {
   }
   auto launch = [&](long s0) {
     switch (variant) {
-      case 0: v0<R><<<nb, bs>>>(n, X, V, W, acc, p, 1, s0, 100, dt); break;
-      case 1: vn<R, libm, false, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 2: vn<R, libm, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 3: vn<R, poly, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 4: vn<R, cudapi, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 5: vn<R, fast, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 6: vn<R, poly, true, false><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
-      case 7: vn<R, half, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 0:
+        v0<R><<<nb, bs>>>(n, X, V, W, acc, p, 1, s0, 100, dt);
+        break;
+      case 1:
+        vn<R, libm, false, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 2:
+        vn<R, libm, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 3:
+        vn<R, poly, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 4:
+        vn<R, cudapi, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 5:
+        vn<R, fast, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 6:
+        vn<R, poly, true, false><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 7:
+        vn<R, half, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
       case 8:
-      case 9: vn<R, half, true, true><<<nb, bs, smem>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt); break;
+      case 9:
+        vn<R, half, true, true><<<nb, bs, smem>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
       // weak noise: launches of 96 steps (a multiple of 32), s0 advanced by 96 below
-      case 10: vw<R, half, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
-      case 11: vw<R, fast, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
-      case 12: vw<R, half, 3><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt); break;
+      case 10:
+        vw<R, half, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt);
+        break;
+      case 11:
+        vw<R, fast, 5><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt);
+        break;
+      case 12:
+        vw<R, half, 3><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt);
+        break;
     }
   };
   init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
@@ -336,7 +438,8 @@ void run(char const* name, int n, int launches, int variant) {
   CK(cudaDeviceSynchronize());
   init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
   cudaEvent_t e0, e1;
-  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
   cudaEventRecord(e0);
   int const per_launch = variant >= 10 ? 96 : 100;
   for (int l = 0; l < launches; ++l) launch(long(l) * per_launch);
@@ -352,7 +455,7 @@ void run(char const* name, int n, int launches, int variant) {
   double const steps = double(n) * launches * per_launch;
   int blocks = 0;
   cudaFuncAttributes attr{};
-  auto const* k = variant == 0                    ? (void const*)v0<R>
+  auto const* k = variant == 0                   ? (void const*)v0<R>
                   : variant >= 7 && variant <= 9 ? (void const*)vn<R, half, true, true>
                   : variant == 10                ? (void const*)vw<R, half, 5>
                   : variant == 11                ? (void const*)vw<R, fast, 5>
@@ -365,7 +468,11 @@ void run(char const* name, int n, int launches, int variant) {
   printf("%-6s V%d  %8.4f s  %.3e steps/s  <v> over all steps %.5f", name, variant, ms * 1e-3, steps / (ms * 1e-3), m);
   if (k) printf("  (%d regs, %d blocks of %d per SM)", attr.numRegs, blocks, bs);
   printf("\n");
-  cudaFree(X); cudaFree(V); cudaFree(W); cudaFree(acc); cudaFree(drive);
+  cudaFree(X);
+  cudaFree(V);
+  cudaFree(W);
+  cudaFree(acc);
+  cudaFree(drive);
 }
 
 int main(int argc, char** argv) {

@@ -175,26 +175,45 @@ int run(int argc, char** argv) {
   std::vector<double> lower{0.0}, upper{1.0}, a, u{0.5};
   double rel = 1e-6, abs_tol = 0.0, max_evals = 1e9;
   std::vector<std::string> ignored;
-  static char const* const parity_only[] = {"--initial-regions", "--max-regions", "--phase2-regions", "--max-split",
-                                            "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
-                                            "--team-size", "--threads", "--output-dir", "--mode",
+  static char const* const parity_only[] = {"--initial-regions",
+                                            "--max-regions",
+                                            "--phase2-regions",
+                                            "--max-split",
+                                            "--max-phase1-iterations",
+                                            "--heap-capacity",
+                                            "--max-memory-mb",
+                                            "--team-size",
+                                            "--threads",
+                                            "--output-dir",
+                                            "--mode",
                                             "--error-estimate"};
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string const& k = args[i];
     if (k == "--quiet" || k == "-q") continue;
     parity::require(i + 1 < args.size(), "option " + k + " needs a value");
     std::string const& v = args[++i];
-    if (k == "--integrand") integrand_name = v;
-    else if (k == "--dim") n = std::stoi(v);
-    else if (k == "--lower") lower = list(v);
-    else if (k == "--upper") upper = list(v);
-    else if (k == "--a") a = list(v);
-    else if (k == "--u") u = list(v);
-    else if (k == "--rel-tol") rel = std::stod(v);
-    else if (k == "--abs-tol") abs_tol = std::stod(v);
-    else if (k == "--max-evals") max_evals = std::stod(v);
-    else if (k == "--precision") precision = v;
-    else if (k == "--json") json_path = v;
+    if (k == "--integrand")
+      integrand_name = v;
+    else if (k == "--dim")
+      n = std::stoi(v);
+    else if (k == "--lower")
+      lower = list(v);
+    else if (k == "--upper")
+      upper = list(v);
+    else if (k == "--a")
+      a = list(v);
+    else if (k == "--u")
+      u = list(v);
+    else if (k == "--rel-tol")
+      rel = std::stod(v);
+    else if (k == "--abs-tol")
+      abs_tol = std::stod(v);
+    else if (k == "--max-evals")
+      max_evals = std::stod(v);
+    else if (k == "--precision")
+      precision = v;
+    else if (k == "--json")
+      json_path = v;
     else {
       bool known = false;
       for (char const* o : parity_only) known |= k == o;
@@ -220,8 +239,8 @@ int run(int argc, char** argv) {
 
   double value = 0, error = 0;
   auto const t0 = std::chrono::steady_clock::now();
-  int const rc = hcubature(1, integrand, &p, unsigned(n), lower.data(), upper.data(), std::size_t(max_evals), abs_tol, rel,
-                           ERROR_INDIVIDUAL, &value, &error);
+  int const rc = hcubature(1, integrand, &p, unsigned(n), lower.data(), upper.data(), std::size_t(max_evals), abs_tol,
+                           rel, ERROR_INDIVIDUAL, &value, &error);
   double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (rc != 0) throw std::runtime_error("hcubature failed (out of memory?)");
   double const tolerance = std::max(abs_tol, rel * std::fabs(value));

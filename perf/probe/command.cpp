@@ -29,9 +29,7 @@ class Command final : public cli::Command {
   }
   // The probes write no arrays (--precision is accepted for the comparison runner; they measure both).
   bool writes_arrays() const override { return false; }
-  report::RunReport execute(cli::Context& context) override {
-    return measure_report(context, sizes_for(size_), size_);
-  }
+  report::RunReport execute(cli::Context& context) override { return measure_report(context, sizes_for(size_), size_); }
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
     return size == cli::Size::small ? measure_report(context, sizes_for("tiny"), "tiny")
                                     : measure_report(context, sizes_for("small"), "small");
@@ -46,10 +44,10 @@ class Command final : public cli::Command {
   static report::RunReport measure_report(cli::Context& context, Sizes const& s, std::string const& label) {
     // Two copy arrays of doubles.
     cli::require_memory(context, 2.0 * 8 * double(s.copy_elements), 0, "probe --size " + label);
-    context.progress.message(fmt::format("probe: copy of {} and FMA chains of {} threads x {} iterations, best of {} "
-                                         "(one result line when done)",
-                                         cli::format_bytes(8.0 * double(s.copy_elements)), s.fma_threads,
-                                         s.fma_iterations, s.repetitions));
+    context.progress.message(
+        fmt::format("probe: copy of {} and FMA chains of {} threads x {} iterations, best of {} "
+                    "(one result line when done)",
+                    cli::format_bytes(8.0 * double(s.copy_elements)), s.fma_threads, s.fma_iterations, s.repetitions));
     report::RunReport r;
     r.model = "probe";
     r.timing_note = "best of `repetitions` fenced kernel launches after one warm-up, per probe";

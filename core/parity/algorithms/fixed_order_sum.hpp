@@ -30,9 +30,10 @@ inline std::int64_t fixed_order_scratch_size(std::int64_t rows, int columns) {
 // one temporary allocation: a device allocation and its release synchronize the whole device,
 // which would serialize callers that run on several execution-space instances at once.
 template <class ExecutionSpace>
-std::vector<double> fixed_order_column_sums(
-    ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
-    Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
+std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
+                                            ColumnMatrix<typename ExecutionSpace::memory_space> terms,
+                                            std::int64_t rows,
+                                            Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
   using Mem = typename ExecutionSpace::memory_space;
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, Mem>::accessible);
   int const k = int(terms.extent(1));

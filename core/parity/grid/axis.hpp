@@ -34,8 +34,8 @@ class Axis {
     n_ = n;
     nbuckets_ = 2 * (n - 1);
     Kokkos::View<Real*, MemorySpace> x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::grid::" + label), n);
-    Kokkos::View<int*, MemorySpace> bucket(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::grid::" + label + "_buckets"),
-                                           nbuckets_ + 1);
+    Kokkos::View<int*, MemorySpace> bucket(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::grid::" + label + "_buckets"), nbuckets_ + 1);
     auto x_h = Kokkos::create_mirror_view(x);
     auto bucket_h = Kokkos::create_mirror_view(bucket);
     for (int i = 0; i < n; ++i) x_h(i) = Real(nodes[i]);
@@ -71,8 +71,10 @@ class Axis {
     int hi = buckets_(b + 1);  // the cell is in [lo, hi] up to rounding of the bucket index
     while (lo < hi) {  // binary search for the last node <= x
       int const mid = (lo + hi + 1) / 2;
-      if (nodes_(mid) <= x) lo = mid;
-      else hi = mid - 1;
+      if (nodes_(mid) <= x)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     // Repair an off-by-one from rounding in the bucket index.
     while (lo > 0 && x < nodes_(lo)) --lo;

@@ -25,7 +25,7 @@ KOKKOS_INLINE_FUNCTION float approximate_root(float u, float inv_p) {
   constexpr float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds y to an integer
   float const shifted = y + magic;
   float const n = shifted - magic;  // rint(y)
-  float const f = y - n;            // [-1/2, 1/2]
+  float const f = y - n;  // [-1/2, 1/2]
   float const two_f = ((0.055875535f * f + 0.24229463f) * f + 0.69312726f) * f + 0.99994823f;
   std::int32_t const scale = Kokkos::bit_cast<std::int32_t>(shifted) - Kokkos::bit_cast<std::int32_t>(magic);  // n
   return Kokkos::bit_cast<float>(Kokkos::bit_cast<std::int32_t>(two_f) + scale * (std::int32_t(1) << 23));

@@ -83,8 +83,8 @@ KOKKOS_INLINE_FUNCTION Real catmull_rom(grid::Axis<Real, MemorySpace> const& ax,
 
 // Bicubic Catmull-Rom: the tensor product of the 1-D stencils (16 values).
 template <class Real, class MemorySpace, class Values>
-KOKKOS_INLINE_FUNCTION Real catmull_rom(grid::Axis<Real, MemorySpace> const& ax0, grid::Axis<Real, MemorySpace> const& ax1,
-                                        Values const& v, Real x0, Real x1) {
+KOKKOS_INLINE_FUNCTION Real catmull_rom(grid::Axis<Real, MemorySpace> const& ax0,
+                                        grid::Axis<Real, MemorySpace> const& ax1, Values const& v, Real x0, Real x1) {
   static_assert(Values::rank == 2, "bicubic Catmull-Rom needs a rank-2 View");
   auto const s = catmull_rom_stencil(ax0, x0);
   auto const r = catmull_rom_stencil(ax1, x1);

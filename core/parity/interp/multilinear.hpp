@@ -28,7 +28,8 @@ KOKKOS_INLINE_FUNCTION Real bilinear(grid::Axis<Real, MemorySpace> const& ax0, g
 }
 
 template <class Real, class MemorySpace, class Values>
-KOKKOS_INLINE_FUNCTION Real trilinear(grid::Axis<Real, MemorySpace> const& ax0, grid::Axis<Real, MemorySpace> const& ax1,
+KOKKOS_INLINE_FUNCTION Real trilinear(grid::Axis<Real, MemorySpace> const& ax0,
+                                      grid::Axis<Real, MemorySpace> const& ax1,
                                       grid::Axis<Real, MemorySpace> const& ax2, Values const& v, Real x0, Real x1,
                                       Real x2) {
   static_assert(Values::rank == 3, "trilinear interpolation needs a rank-3 View");

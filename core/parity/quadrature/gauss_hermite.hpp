@@ -15,7 +15,7 @@
 namespace parity::quadrature {
 
 struct GaussHermiteRule {
-  std::vector<double> nodes;    // z_i, ascending, symmetric about 0
+  std::vector<double> nodes;  // z_i, ascending, symmetric about 0
   std::vector<double> weights;  // w_i > 0, summing to 1
 };
 
@@ -55,8 +55,10 @@ inline GaussHermiteRule gauss_hermite(int n) {
       if (!(xn > a && xn < b)) {  // keep the iterate inside the bracket (bisection fallback)
         double pa, pam1;
         detail::hermite_orthonormal(n, a, pa, pam1);
-        if ((pa < 0) == (pn < 0)) a = x;
-        else b = x;
+        if ((pa < 0) == (pn < 0))
+          a = x;
+        else
+          b = x;
         xn = 0.5 * (a + b);
       }
       if (std::abs(xn - x) <= 1e-15 * std::max(1.0, std::abs(x))) return xn;

@@ -18,8 +18,8 @@ struct Block4 {
 
 KOKKOS_INLINE_FUNCTION Block4 philox_block(std::uint64_t seed, std::uint64_t stream, std::uint64_t block) {
   using Gen = r123::Philox4x32;
-  Gen::ctr_type ctr = {{std::uint32_t(block), std::uint32_t(block >> 32), std::uint32_t(stream),
-                        std::uint32_t(stream >> 32)}};
+  Gen::ctr_type ctr = {
+      {std::uint32_t(block), std::uint32_t(block >> 32), std::uint32_t(stream), std::uint32_t(stream >> 32)}};
   Gen::key_type key = {{std::uint32_t(seed), std::uint32_t(seed >> 32)}};
   Gen gen;
   auto const r = gen(ctr, key);
@@ -27,9 +27,7 @@ KOKKOS_INLINE_FUNCTION Block4 philox_block(std::uint64_t seed, std::uint64_t str
 }
 
 // Uniform in the open interval (0,1) from 32 random bits (float: 24 of them) or 64 (double: 53).
-KOKKOS_INLINE_FUNCTION float uniform_float(std::uint32_t a) {
-  return (float(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
-}
+KOKKOS_INLINE_FUNCTION float uniform_float(std::uint32_t a) { return (float(a >> 8) + 0.5f) * (1.0f / 16777216.0f); }
 KOKKOS_INLINE_FUNCTION double uniform_double(std::uint32_t a, std::uint32_t b) {
   std::uint64_t const bits = ((std::uint64_t(a) << 32) | b) >> 11;
   return (double(bits) + 0.5) * (1.0 / 9007199254740992.0);

@@ -7,19 +7,19 @@
 namespace parity::run {
 
 struct BackendInfo {
-  std::string backend;          // serial | openmp | cuda
+  std::string backend;  // serial | openmp | cuda
   std::string execution_space;  // Kokkos' name, e.g. "OpenMP"
-  std::string kokkos_version;   // e.g. "4.6.99"
-  int concurrency = 0;          // threads (host) or resident threads (device)
-  std::string device_name;      // host CPU model or GPU name
-  std::string host_name;        // host CPU model (also for GPU backends)
+  std::string kokkos_version;  // e.g. "4.6.99"
+  int concurrency = 0;  // threads (host) or resident threads (device)
+  std::string device_name;  // host CPU model or GPU name
+  std::string host_name;  // host CPU model (also for GPU backends)
   std::size_t device_memory_bytes = 0;
-  std::string compiler;         // compiler of the kernels
-  std::string compiler_flags;   // flags of the kernels' translation units (CMake's, not Kokkos' own)
-  std::string kokkos_arch;      // Kokkos_ARCH the Kokkos was built for (empty: none, i.e. generic)
-  std::string kokkos_options;   // Kokkos' compile options passed to every kernel translation unit
+  std::string compiler;  // compiler of the kernels
+  std::string compiler_flags;  // flags of the kernels' translation units (CMake's, not Kokkos' own)
+  std::string kokkos_arch;  // Kokkos_ARCH the Kokkos was built for (empty: none, i.e. generic)
+  std::string kokkos_options;  // Kokkos' compile options passed to every kernel translation unit
   std::string build_type;
-  std::string thread_binding;   // OMP_PROC_BIND / OMP_PLACES as seen, for host backends
+  std::string thread_binding;  // OMP_PROC_BIND / OMP_PLACES as seen, for host backends
   bool supports_float = true;
   bool supports_double = true;
 };

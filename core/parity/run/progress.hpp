@@ -6,13 +6,13 @@
 namespace parity::run {
 
 struct ProgressLine {
-  std::string stage;         // e.g. "value iteration"
+  std::string stage;  // e.g. "value iteration"
   long iteration = 0;
-  double residual = -1.0;    // < 0: not applicable
+  double residual = -1.0;  // < 0: not applicable
   double elapsed_seconds = 0.0;
-  std::string detail;        // free text, e.g. coefficients
-  long total = 0;            // > 0: the iterations the stage takes at most (percent and ETA)
-  double target = -1.0;      // > 0: the residual at which the stage stops (its tolerance)
+  std::string detail;  // free text, e.g. coefficients
+  long total = 0;  // > 0: the iterations the stage takes at most (percent and ETA)
+  double target = -1.0;  // > 0: the residual at which the stage stops (its tolerance)
 };
 
 class Progress {

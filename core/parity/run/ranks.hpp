@@ -21,7 +21,7 @@ class Environment {
 };
 
 bool built_with_mpi();
-int rank();       // 0 .. size() - 1
+int rank();  // 0 .. size() - 1
 int size();
 int node_rank();  // rank among the ranks on this node (picks the GPU)
 inline bool root() { return rank() == 0; }

@@ -30,8 +30,9 @@ struct Filtered {
 // Estimate, error, volume and count summed over the regions r of the list with select(r), in a
 // fixed order (terms is the work matrix).
 template <class ExecutionSpace, class Real, class Select>
-std::vector<double> sums_where(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
-                               std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+std::vector<double> sums_where(ExecutionSpace const& space,
+                               RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
+                               int n, Kokkos::Array<double, max_dim> const& box_half,
                                Matrix<typename ExecutionSpace::memory_space> terms, Select const& select) {
   auto const err = list.error;
   auto const est = list.estimate;
@@ -60,8 +61,9 @@ Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename Exe
 // recomputes the compaction offsets. Returns what it finished (nothing if not allowed).
 // Deterministic: the threshold comes from integer counts, the sums from fixed-order sums.
 template <class ExecutionSpace, class Real>
-Filtered filter_smallest(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
-                         std::int64_t count, int n, Kokkos::Array<double, max_dim> const& box_half,
+Filtered filter_smallest(ExecutionSpace const& space,
+                         RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count, int n,
+                         Kokkos::Array<double, max_dim> const& box_half,
                          Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
                          Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset,
                          Matrix<typename ExecutionSpace::memory_space> terms, std::int64_t keep, double allowance) {
@@ -99,8 +101,7 @@ Filtered finish_below(ExecutionSpace const& space, RegionList<Real, typename Exe
       space, list, count, n, box_half, terms, KOKKOS_LAMBDA(std::int64_t r) { return flag(r) && double(err(r)) <= t; });
   if (sums[1] > allowance) return {};
   Kokkos::parallel_for(
-      "parity::cubature::filter", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-      KOKKOS_LAMBDA(std::int64_t r) {
+      "parity::cubature::filter", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count), KOKKOS_LAMBDA(std::int64_t r) {
         if (flag(r) && double(err(r)) <= t) flag(r) = 0;
       });
   std::int64_t const bad = algorithms::compaction_offsets(space, flag, offset, count);

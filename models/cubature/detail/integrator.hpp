@@ -133,7 +133,7 @@ class Integrator {
   bool parking = false;
   double host_bytes = 0;
   std::vector<PendingChunk<Real>> parked;
-  ParkedSums waiting;        // parked_sums() of the current stack
+  ParkedSums waiting;  // parked_sums() of the current stack
   int chunk_iterations = 0;  // since the current list started (the iteration limit counts these)
 };
 
@@ -151,9 +151,9 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
     box_half[i] = 0.5 * (upper[i] - lower[i]);
   }
   paper = opt.mode == Mode::paper;
-  ErrorEstimate const estimate_kind =
-      opt.error_estimate != ErrorEstimate::automatic ? opt.error_estimate
-                                                     : (paper ? ErrorEstimate::difference : ErrorEstimate::null_rules);
+  ErrorEstimate const estimate_kind = opt.error_estimate != ErrorEstimate::automatic
+                                          ? opt.error_estimate
+                                          : (paper ? ErrorEstimate::difference : ErrorEstimate::null_rules);
   nulls = estimate_kind == ErrorEstimate::null_rules || estimate_kind == ErrorEstimate::two_level
               ? make_null_rules<Real>(n)
               : NullRules<Real>();
@@ -173,8 +173,9 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
   // max_memory_mb holds (two lists and the per-region work arrays). Arrays grow on demand.
   double const region_bytes = 2.0 * (2 * n + 2) * sizeof(Real) + 2.0 * sizeof(int) + 4.0 * sizeof(int) +
                               sizeof(std::int64_t) + 4.0 * sizeof(double);
-  capacity = paper ? std::max<std::int64_t>(count, opt.max_regions)
-                   : std::max<std::int64_t>(count, std::int64_t(std::min(memory_bytes / region_bytes, double(1 << 30))));
+  capacity = paper
+                 ? std::max<std::int64_t>(count, opt.max_regions)
+                 : std::max<std::int64_t>(count, std::int64_t(std::min(memory_bytes / region_bytes, double(1 << 30))));
   res.phase1_capacity = capacity;
   current = List(count, n);
   iteration_limit = paper ? opt.max_phase1_iterations : 16 * opt.max_phase1_iterations;
@@ -192,8 +193,9 @@ void Integrator<ExecutionSpace, Real, F>::reserve(std::int64_t m) {
   offset = Kokkos::View<std::int64_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::offset"),
                                             size);
   terms = Matrix<Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::terms"), size, 4);
-  block_sums = Kokkos::View<double*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::block_sums"),
-                                          algorithms::fixed_order_scratch_size(size, 4));
+  block_sums =
+      Kokkos::View<double*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::block_sums"),
+                                 algorithms::fixed_order_scratch_size(size, 4));
 }
 
 template <class ExecutionSpace, class Real, class F>
@@ -206,9 +208,9 @@ void Integrator<ExecutionSpace, Real, F>::ensure_list(List& l, std::int64_t m) {
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::ensure_parents(std::int64_t m) {
   if (nulls.sharp && std::int64_t(parent_estimate.extent(0)) < m)
-    parent_estimate = Kokkos::View<Real*, Mem>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"),
-        std::max(m, std::min(2 * m, capacity)));
+    parent_estimate =
+        Kokkos::View<Real*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"),
+                                 std::max(m, std::min(2 * m, capacity)));
 }
 
 // Unfinished regions finished as they are (filter_smallest, finish_below): their sums move from

@@ -19,7 +19,7 @@ struct PendingChunk {
   std::int64_t count = 0;
   int siblings = 0;
   std::vector<Real> center, half;  // count x n, row-major
-  std::vector<Real> parent;        // count / siblings (empty unless the two-level check is on)
+  std::vector<Real> parent;  // count / siblings (empty unless the two-level check is on)
   double estimate = 0, error = 0, volume = 0;
   double reserve = 0;  // the share of the tolerance set aside for these regions when they were parked
   std::int64_t budget = 0;  // the share of the evaluation budget set aside for them then
@@ -28,8 +28,9 @@ struct PendingChunk {
 
 // Copies the first `count` regions' boxes of `list` (and `groups` parent estimates) to a chunk.
 template <class ExecutionSpace, class Real>
-PendingChunk<Real> park(ExecutionSpace const& space, RegionList<Real, typename ExecutionSpace::memory_space> const& list,
-                        std::int64_t count, int n, int siblings, Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent,
+PendingChunk<Real> park(ExecutionSpace const& space,
+                        RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count, int n,
+                        int siblings, Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent,
                         std::int64_t groups) {
   using Host = Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   using Host1 = Kokkos::View<Real*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
@@ -43,7 +44,8 @@ PendingChunk<Real> park(ExecutionSpace const& space, RegionList<Real, typename E
   Kokkos::deep_copy(space, Host(c.half.data(), count, n), Kokkos::subview(list.half, rows, Kokkos::ALL));
   if (groups > 0) {
     c.parent.resize(std::size_t(groups));
-    Kokkos::deep_copy(space, Host1(c.parent.data(), groups), Kokkos::subview(parent, std::make_pair(std::int64_t(0), groups)));
+    Kokkos::deep_copy(space, Host1(c.parent.data(), groups),
+                      Kokkos::subview(parent, std::make_pair(std::int64_t(0), groups)));
   }
   space.fence("parity::cubature::park");
   return c;

@@ -99,11 +99,10 @@ void Integrator<ExecutionSpace, Real, F>::park_pieces(std::int64_t p_begin, std:
     ensure_list(next, (p1 - p0) * d);
     ensure_parents(p1 - p0);
     split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, d, next,
-                                                nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), p0, p1);
-    auto const sums = flagged_range_sums<ExecutionSpace, Real>(space, current, count, n, box_half, flag,
-                                                                      offset, terms, p0, p1);
-    auto c = park<ExecutionSpace, Real>(space, next, (p1 - p0) * d, n, d, parent_estimate,
-                                                nulls.sharp ? p1 - p0 : 0);
+                                        nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>(), p0, p1);
+    auto const sums =
+        flagged_range_sums<ExecutionSpace, Real>(space, current, count, n, box_half, flag, offset, terms, p0, p1);
+    auto c = park<ExecutionSpace, Real>(space, next, (p1 - p0) * d, n, d, parent_estimate, nulls.sharp ? p1 - p0 : 0);
     c.estimate = sums[0];
     c.error = sums[1];
     c.volume = sums[2];

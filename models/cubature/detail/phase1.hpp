@@ -94,8 +94,7 @@ bool Integrator<ExecutionSpace, Real, F>::totals(Phase1Step& step) {
     res.error = total_err;
     res.regions = fin_regions + count + waiting.parents;
     res.history.push_back(step);
-    report({"phase 1", step.iteration, total_err, clock.seconds(),
-                "regions " + std::to_string(count) + ", converged"});
+    report({"phase 1", step.iteration, total_err, clock.seconds(), "regions " + std::to_string(count) + ", converged"});
     done = true;
     return true;
   }
@@ -140,9 +139,9 @@ void Integrator<ExecutionSpace, Real, F>::classify(Phase1Step& step) {
   step.bad = bad;
   res.history.push_back(step);
   report({"phase 1", step.iteration, step.error, clock.seconds(),
-              "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) + ", integral " +
-                  short_number(step.integral) + ", tolerance " + short_number(tol_now) +
-                  (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
+          "regions " + std::to_string(count) + ", unfinished " + std::to_string(bad) + ", integral " +
+              short_number(step.integral) + ", tolerance " + short_number(tol_now) +
+              (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
 }
 
 // Paper: split the bad regions into d pieces each (the list then holds about max_regions); hand

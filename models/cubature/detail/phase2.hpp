@@ -25,8 +25,10 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
   res.phase2_regions += count;
   // Not zero-filled: the kernels below write every entry before it is read (zero-filling the
   // heaps, sized by --max-memory-mb, cost more than the whole integration on small problems).
-  Kokkos::View<double*, Mem> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::tolerance_share"), count);
-  Kokkos::View<std::int64_t*, Mem> budget(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::budget_share"), count);
+  Kokkos::View<double*, Mem> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::tolerance_share"),
+                                   count);
+  Kokkos::View<std::int64_t*, Mem> budget(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::budget_share"), count);
   {
     auto const half = current.half;
     auto const err = current.error;
@@ -61,25 +63,25 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
   double const heap_bytes = std::max(memory_bytes - kept_bytes, memory_bytes / 8);
   int const stride = 2 * n + 3;
   int const heap_capacity =
-      opt.heap_capacity > 0
-          ? opt.heap_capacity
-          : int(std::clamp<double>(std::floor(heap_bytes / (double(count) * stride * sizeof(Real))), 16.0, double(1 << 24)));
+      opt.heap_capacity > 0 ? opt.heap_capacity
+                            : int(std::clamp<double>(std::floor(heap_bytes / (double(count) * stride * sizeof(Real))),
+                                                     16.0, double(1 << 24)));
   double const per_region_bytes = double(heap_capacity) * stride * sizeof(Real);
   std::int64_t const batch = std::clamp<std::int64_t>(std::int64_t(heap_bytes / per_region_bytes), 1, count);
   require(batch <= (1 << 30), "phase-2 batch too large");
   res.phase2_batch = std::max<std::int64_t>(res.phase2_batch, batch);
   res.heap_capacity = std::max(res.heap_capacity, heap_capacity);
-  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"),
-                                                       batch, heap_capacity, stride);
+  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), batch, heap_capacity, stride);
   Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
   res.phase2_rounds = std::max(res.phase2_rounds, 1);
   for (std::int64_t first = 0; first < count; first += batch) {
     int const m = int(std::min(batch, count - first));
     phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                               region_counts, false, nulls);
+                                       region_counts, false, nulls);
     report({"phase 2", first / batch + 1, -1.0, clock.seconds(),
-                "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
+            "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
   }
   // With every heap resident (one batch), the evaluations that finished regions left unused
   // go to the regions their share stopped, in proportion to their error, and those resume.
@@ -103,7 +105,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     std::int64_t const cost = 2 * points;
     Kokkos::parallel_reduce(
         "parity::cubature::new_budget", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-        KOKKOS_LAMBDA(std::int64_t r, std::int64_t& able) {
+        KOKKOS_LAMBDA(std::int64_t r, std::int64_t & able) {
           if (rc(r, 2) != reason_budget) return;
           std::int64_t const extra = std::int64_t(unused * sm(r, 1) * inv);
           budget(r) = rc(r, 0) + extra;
@@ -111,18 +113,18 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
         },
         movable);
     if (movable == 0) break;
-    phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget,
-                                               sums, region_counts, true, nulls);
+    phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget, sums,
+                                       region_counts, true, nulls);
     res.phase2_rounds = std::max(res.phase2_rounds, round);
     report({"phase 2", round, -1.0, clock.seconds(),
-                "unused evaluations moved to " + std::to_string(movable) + " regions"});
+            "unused evaluations moved to " + std::to_string(movable) + " regions"});
   }
   auto const totals = algorithms::fixed_order_column_sums(space, sums, count);
   std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
   Kokkos::parallel_reduce(
       "parity::cubature::phase2_counts", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
-      KOKKOS_LAMBDA(std::int64_t r, std::int64_t& e, std::int64_t& l, std::int64_t& b, std::int64_t& s,
-                    std::int64_t& x) {
+      KOKKOS_LAMBDA(std::int64_t r, std::int64_t & e, std::int64_t & l, std::int64_t & b, std::int64_t & s,
+                    std::int64_t & x) {
         e += region_counts(r, 0);
         l += region_counts(r, 1);
         b += region_counts(r, 2) == reason_budget ? 1 : 0;

@@ -32,13 +32,20 @@ KOKKOS_INLINE_FUNCTION void heap_pop(Real* heap, int stride, int n, int& size, R
   containers::heap_pop(heap, stride, 2 * n + 1, size, top);
 }
 
-enum Phase2Reason : int { reason_running = 0, reason_met = 1, reason_budget = 2, reason_storage = 3, reason_not_finite = 4 };
+enum Phase2Reason : int {
+  reason_running = 0,
+  reason_met = 1,
+  reason_budget = 2,
+  reason_storage = 3,
+  reason_not_finite = 4
+};
 
 // Phase 2 for regions first..first+count-1 of `list`, one team each, heaps in `heaps`.
 template <class ExecutionSpace, class Real, class F>
 void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t first, int count,
-                  int team_size, Kokkos::View<Real***, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> heaps,
+                  int team_size,
+                  Kokkos::View<Real***, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> heaps,
                   Kokkos::View<double*, typename ExecutionSpace::memory_space> tolerance,
                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
                   Matrix<typename ExecutionSpace::memory_space> sums,
@@ -66,8 +73,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
         int const slot = team.league_rank();
         std::int64_t const j = first + slot;
         RealScratch rs(team.team_scratch(0), real_slots);
-        DoubleScratch ds(team.team_scratch(0), 2);     // running integral, error
-        IntScratch is(team.team_scratch(0), 4);        // heap size, evaluations, reason, -
+        DoubleScratch ds(team.team_scratch(0), 2);  // running integral, error
+        IntScratch is(team.team_scratch(0), 4);  // heap size, evaluations, reason, -
         Real* const rule_s = rs.data();
         Real* const ca = rule_s + rule_scratch_reals<Real>();
         Real* const ha = ca + max_dim;

@@ -116,8 +116,9 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
 // flagged regions are copied together with their estimates (the hand-over to phase 2). Only the
 // flagged regions whose offset lies in [first, last) are written, to slots from 0.
 template <class ExecutionSpace, class Real>
-void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename ExecutionSpace::memory_space> const& from,
-                   std::int64_t count, Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
+void split_flagged(ExecutionSpace const& space, int n,
+                   RegionList<Real, typename ExecutionSpace::memory_space> const& from, std::int64_t count,
+                   Kokkos::View<int*, typename ExecutionSpace::memory_space> flag,
                    Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> offset, int d,
                    RegionList<Real, typename ExecutionSpace::memory_space> const& to,
                    Kokkos::View<Real*, typename ExecutionSpace::memory_space> parent = {}, std::int64_t first = 0,
@@ -158,7 +159,6 @@ void split_flagged(ExecutionSpace const& space, int n, RegionList<Real, typename
         }
       });
 }
-
 
 // Volume of region r as a fraction of the whole box.
 template <class Real, class View>

@@ -21,9 +21,9 @@ namespace parity::krusell_smith {
 // Fills res's accuracy, shocks and output fields from the final policy g, the last panel
 // (K_host, k_agents) and the shocks (z, emp); res.coeffs is the law the agents perceived.
 template <class ExecutionSpace, class Real, class Axis, class G>
-void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const& chain, Axis const& axk, Axis const& axK,
-                      std::vector<double> const& k_nodes, std::vector<double> const& K_nodes, G const& g, bool cubic,
-                      std::vector<std::int32_t> const& z, std::vector<double> const& K_host,
+void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const& chain, Axis const& axk,
+                      Axis const& axK, std::vector<double> const& k_nodes, std::vector<double> const& K_nodes,
+                      G const& g, bool cubic, std::vector<std::int32_t> const& z, std::vector<double> const& K_host,
                       Employment<typename ExecutionSpace::memory_space> const& emp,
                       Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& k_agents, Result& res) {
   int const nk = p.nk, nK = p.nK;
@@ -66,19 +66,20 @@ void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const&
 
   // Final cross-section (a sample of at most 100,000 agents) and its employment in period T-1.
   long const sample = std::min<long>(p.agents, 100000);
-  auto k_sample = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), Kokkos::subview(k_agents, Kokkos::make_pair(0L, sample)));
+  auto k_sample = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                      Kokkos::subview(k_agents, Kokkos::make_pair(0L, sample)));
   res.k_final.assign(k_sample.data(), k_sample.data() + sample);
   long const nwords = emp.nwords;
   auto w_sample = Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace(),
-      Kokkos::subview(emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords, long(p.periods - 1) * nwords +
-                                                                                      (sample + 31) / 32)));
+      Kokkos::subview(emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords,
+                                                   long(p.periods - 1) * nwords + (sample + 31) / 32)));
   res.employed_final.resize(sample);
   for (long i = 0; i < sample; ++i) res.employed_final[i] = std::int32_t((w_sample(i / 32) >> (i % 32)) & 1u);
   double kmin = 0;
   Kokkos::parallel_reduce(
-      "parity::krusell_smith::capital_min", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, p.agents),
+      "parity::krusell_smith::capital_min",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, p.agents),
       KOKKOS_LAMBDA(std::int64_t i, double& m) {
         double const v = double(k_agents(i));
         m = v < m ? v : m;

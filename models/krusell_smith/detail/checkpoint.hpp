@@ -50,14 +50,31 @@ inline std::string checkpoint_fingerprint(Params const& p, char const* precision
   using detail::number;
   std::string f = "model=krusell-smith\nformat=1\nprecision=" + std::string(precision) + "\n";
   auto add = [&](char const* name, std::string const& v) { f += std::string(name) + "=" + v + "\n"; };
-  for (auto [name, v] : std::initializer_list<std::pair<char const*, double>>{
-           {"beta", p.beta}, {"gamma", p.gamma}, {"alpha", p.alpha}, {"delta", p.delta}, {"l-bar", p.l_bar},
-           {"mu", p.mu}, {"z-good", p.z_good}, {"z-bad", p.z_bad}, {"u-good", p.u_good}, {"u-bad", p.u_bad},
-           {"duration-z", p.duration_z}, {"duration-u-good", p.duration_u_good}, {"duration-u-bad", p.duration_u_bad},
-           {"ratio-gb", p.ratio_gb}, {"ratio-bg", p.ratio_bg}, {"k-min", p.k_min}, {"k-max", p.k_max},
-           {"k-power", p.k_power}, {"Kbar-min", p.K_min}, {"Kbar-max", p.K_max}, {"policy-tol", p.policy_tol},
-           {"policy-damping", p.policy_damping}, {"initial-capital", p.initial_capital}, {"damping", p.damping},
-           {"tol", p.tol}})
+  for (auto [name, v] : std::initializer_list<std::pair<char const*, double>>{{"beta", p.beta},
+                                                                              {"gamma", p.gamma},
+                                                                              {"alpha", p.alpha},
+                                                                              {"delta", p.delta},
+                                                                              {"l-bar", p.l_bar},
+                                                                              {"mu", p.mu},
+                                                                              {"z-good", p.z_good},
+                                                                              {"z-bad", p.z_bad},
+                                                                              {"u-good", p.u_good},
+                                                                              {"u-bad", p.u_bad},
+                                                                              {"duration-z", p.duration_z},
+                                                                              {"duration-u-good", p.duration_u_good},
+                                                                              {"duration-u-bad", p.duration_u_bad},
+                                                                              {"ratio-gb", p.ratio_gb},
+                                                                              {"ratio-bg", p.ratio_bg},
+                                                                              {"k-min", p.k_min},
+                                                                              {"k-max", p.k_max},
+                                                                              {"k-power", p.k_power},
+                                                                              {"Kbar-min", p.K_min},
+                                                                              {"Kbar-max", p.K_max},
+                                                                              {"policy-tol", p.policy_tol},
+                                                                              {"policy-damping", p.policy_damping},
+                                                                              {"initial-capital", p.initial_capital},
+                                                                              {"damping", p.damping},
+                                                                              {"tol", p.tol}})
     add(name, number(v));
   add("grid", std::to_string(p.nk) + "," + std::to_string(p.nK));
   add("policy-max-iter", std::to_string(p.policy_max_iter));
@@ -85,12 +102,12 @@ inline std::string checkpoint_fingerprint(Params const& p, char const* precision
 
 // The outer loop's own state besides the policy and the panel.
 struct LoopState {
-  int iteration = 0;              // outer iterations done
-  bool finished = false;          // converged or stopped: nothing left to iterate
-  std::array<double, 4> b{};      // the law the next iteration's agents perceive
+  int iteration = 0;  // outer iterations done
+  bool finished = false;  // converged or stopped: nothing left to iterate
+  std::array<double, 4> b{};  // the law the next iteration's agents perceive
   double last_diff = 0;
   long simulated_periods = 0;
-  std::vector<double> K_host;     // the last panel's K_0..K_T
+  std::vector<double> K_host;  // the last panel's K_0..K_T
   // What ended an unconverged loop: 0 nothing (yet), 1 a non-finite coefficient change, 2 the
   // first Euler-equation solve stopped at --policy-max-iter (stop_value: its last change).
   int stop_code = 0;
@@ -142,8 +159,8 @@ run::Checkpoint make_checkpoint(std::string const& fingerprint, LoopState const&
   c.set("result_regression_se", std::vector<double>(res.regression_se.begin(), res.regression_se.end()));
   c.set_scalar("result_coeff_change", res.coeff_change);
   c.set_scalar("result_converged", std::int64_t(res.converged));
-  c.set("result_policy_iterations",
-        std::vector<std::int64_t>{res.policy_iterations_total, res.policy_iterations_last, res.policy_iterations_first});
+  c.set("result_policy_iterations", std::vector<std::int64_t>{res.policy_iterations_total, res.policy_iterations_last,
+                                                              res.policy_iterations_first});
   c.set_scalar("result_panel_carries", std::int64_t(res.panel_carries));
   std::vector<double> history;
   for (auto const& h : res.coeff_history) history.insert(history.end(), h.begin(), h.end());
@@ -155,8 +172,8 @@ run::Checkpoint make_checkpoint(std::string const& fingerprint, LoopState const&
 // panel's start (empty: every agent at initial_capital) and sets its sum. Throws InvalidInput
 // naming the file when an entry is missing or has another size than these parameters give.
 template <class G, class K>
-std::vector<double> restore_checkpoint(run::Checkpoint const& c, Params const& p, LoopState& st, Result& res, G const& g,
-                                       K const& k_final, double& panel_start_sum) {
+std::vector<double> restore_checkpoint(run::Checkpoint const& c, Params const& p, LoopState& st, Result& res,
+                                       G const& g, K const& k_final, double& panel_start_sum) {
   try {
     st.iteration = int(c.integer("iteration"));
     st.finished = c.integer("finished") != 0;

@@ -71,8 +71,8 @@ class PanelSimulation {
       // chunk per thread. --panel-teams overrides the league.
       typename Scratch::Policy probe(space_, 1, Kokkos::AUTO);
       probe.set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(cells)));
-      Scratch const f{{emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells},
-                      N_, 1};
+      Scratch const f{
+          {emp.words, rec_, k_, 0, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells}, N_, 1};
       team_size_ = gpu ? int(Scratch::max_team) : probe.team_size_recommended(f, Kokkos::ParallelReduceTag());
       long const wave = run::resident_teams(space_, team_size_, Scratch::scratch_bytes(cells),
                                             int(Scratch::max_team * Scratch::min_teams) / team_size_);
@@ -91,8 +91,8 @@ class PanelSimulation {
     for (int t = 0; t < T_; ++t) {
       slices_.push_back({axk, axK, g_, coef_, rec_, sum_, K_path_, invN, t, z[t], cubic, records});
       long const offset = long(t) * emp.nwords;
-      kernels::PanelStepPower<Real, Mem> const power{emp.words, rec_, k_, offset, Real(p.k_min), lo, hi,
-                                                     Real(1) / (hi - lo), float(1.0 / p.k_power), cells};
+      kernels::PanelStepPower<Real, Mem> const power{
+          emp.words, rec_, k_, offset, Real(p.k_min), lo, hi, Real(1) / (hi - lo), float(1.0 / p.k_power), cells};
       if (locate_ == PanelLocate::power)
         power_steps_.push_back(power);
       else if (locate_ == PanelLocate::scratch)
@@ -104,7 +104,8 @@ class PanelSimulation {
     if (p.panel_launch == PanelLaunch::graph) {
       graph_ = Kokkos::Experimental::create_graph<ExecSpace>([&](auto root) {
         Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;  // type-erased: reassigned below
-        enqueue([&](auto const& label, auto const& policy, auto const& f) { node = node.then_parallel_for(label, policy, f); },
+        enqueue([&](auto const& label, auto const& policy,
+                    auto const& f) { node = node.then_parallel_for(label, policy, f); },
                 [&](auto const& label, auto const& policy, auto const& f, auto const& result) {
                   node = node.then_parallel_reduce(label, policy, f, result);
                 });
@@ -172,15 +173,18 @@ class PanelSimulation {
     using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     long const cells = long(coef_.extent(1));
     for (int t = 0; t < T_; ++t) {
-      for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}), slices_[t]);
+      for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
+                 slices_[t]);
       if (locate_ == PanelLocate::power)
-        reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t], sum_);
+        reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
+                      sum_);
       else if (locate_ == PanelLocate::scratch)
-        reduce_kernel(std::string("parity::krusell_smith::panel_step_scratch"),
-                      typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
-                          .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
-                                                   int(rec_.extent(0) / 2)))),
-                      scratch_steps_[t], sum_);
+        reduce_kernel(
+            std::string("parity::krusell_smith::panel_step_scratch"),
+            typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
+                .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
+                                         int(rec_.extent(0) / 2)))),
+            scratch_steps_[t], sum_);
       else
         reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
                       sum_);
@@ -250,8 +254,10 @@ inline std::vector<double> restart_cross_section(Params const& p, Chain const& c
   std::vector<double> k(N);
   for (std::size_t i = 0; i < N; ++i) {
     std::size_t j;
-    if (!employed0[i]) j = next_u_for_u < std::size_t(m) ? from_u[next_u_for_u++] : from_e[next_e_for_u++];
-    else j = next_u_for_e < from_u.size() ? from_u[next_u_for_e++] : from_e[next_e_for_e++];
+    if (!employed0[i])
+      j = next_u_for_u < std::size_t(m) ? from_u[next_u_for_u++] : from_e[next_e_for_u++];
+    else
+      j = next_u_for_e < from_u.size() ? from_u[next_u_for_e++] : from_e[next_e_for_e++];
     k[i] = st.capital[j];
   }
   return k;

@@ -24,7 +24,7 @@ namespace kernels {
 template <class Real>
 struct alignas(8 * sizeof(Real)) CellCubic {
   Real x0, x1;  // the cell [x0, x1]
-  Real a[4];    // k'(x) = a0 + a1 t + a2 t^2 + a3 t^3, t = (x - x0) / (x1 - x0)
+  Real a[4];  // k'(x) = a0 + a1 t + a2 t^2 + a3 t^3, t = (x - x0) / (x1 - x0)
   Real pad[2];
 };
 
@@ -37,7 +37,7 @@ template <class Axis, class G, class Real, class Mem>
 struct PolicySlice {
   Axis axk, axK;
   G g;
-  Kokkos::View<Real***, Mem> coef;          // bucket step: coef(e, i, q)
+  Kokkos::View<Real***, Mem> coef;  // bucket step: coef(e, i, q)
   Kokkos::View<CellCubic<Real>*, Mem> rec;  // power step: rec(e * (nk - 1) + i)
   Kokkos::View<double, Mem> sum;
   Kokkos::View<double*, Mem> K_path;
@@ -52,8 +52,10 @@ struct PolicySlice {
     // The policy at k node j, interpolated in K at K_t.
     interp::Stencil4<Real> wK{0, 0, {Real(0), Real(0), Real(0), Real(0)}};
     grid::CellPosition<Real> qK{0, Real(0)};
-    if (cubic) wK = interp::catmull_rom_stencil(axK, Real(Kt));
-    else qK = axK.locate(Real(Kt));
+    if (cubic)
+      wK = interp::catmull_rom_stencil(axK, Real(Kt));
+    else
+      qK = axK.locate(Real(Kt));
     auto value = [&](int j) {
       if (!cubic) return g(s, j, qK.cell) + qK.t * (g(s, j, qK.cell + 1) - g(s, j, qK.cell));
       Real v = 0;
@@ -105,7 +107,8 @@ struct PanelStep {
     int const e = int((words(offset + i / 32) >> (i % 32)) & 1u);
     auto const pos = axk.locate(k(i));
     Real const tt = pos.t;
-    Real kp = coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
+    Real kp =
+        coef(e, pos.cell, 0) + tt * (coef(e, pos.cell, 1) + tt * (coef(e, pos.cell, 2) + tt * coef(e, pos.cell, 3)));
     kp = kp > k_min ? kp : k_min;
     k(i) = kp;
     acc += double(kp);

@@ -47,8 +47,10 @@ Real euler_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
           int lo = 0, hi = nk - 1;  // last i with k_endo(i) <= k, in [0, nk - 2]
           while (hi - lo > 1) {
             int const mid = (lo + hi) / 2;
-            if (k_endo(s, mid, j) <= k) lo = mid;
-            else hi = mid;
+            if (k_endo(s, mid, j) <= k)
+              lo = mid;
+            else
+              hi = mid;
           }
           Real const x0 = k_endo(s, lo, j), x1 = k_endo(s, lo + 1, j);
           Real const y0 = axk.node(lo), y1 = axk.node(lo + 1);
@@ -93,8 +95,8 @@ Real euler_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
 // g_new = w (cash - c) + (1 - w) g, the Euler solution kept in [k_min, k_max]. Returns the
 // undamped change max |(cash - c) - g| (MMV's stopping measure) beyond the node's rounding_allowance.
 template <class ExecSpace, class Real, class Axis, class G>
-Real time_iteration_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk, Axis const& axK,
-                           G const& g, G const& g_new, bool cubic, Real weight, Real k_max) {
+Real time_iteration_update(ExecSpace const& space, Model<Real> const& m, Axis const& axk, Axis const& axK, G const& g,
+                           G const& g_new, bool cubic, Real weight, Real k_max) {
   int const nk = axk.size(), nK = axK.size();
   using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>;
   Real change = 0;
@@ -174,15 +176,18 @@ void euler_errors(ExecSpace const& space, Model<Real> const& m, Axis const& axk,
 // Every point's error, err(s, i, j) at euler_point(axk, i), euler_point(axK, j): where the
 // largest errors lie (tests, diagnostics).
 template <class ExecSpace, class Real, class Axis, class G>
-Kokkos::View<double***, typename ExecSpace::memory_space> euler_error_field(ExecSpace const& space, Model<Real> const& m,
-                                                                          Axis const& axk, Axis const& axK, G const& g,
-                                                                          bool cubic, bool midpoints) {
+Kokkos::View<double***, typename ExecSpace::memory_space> euler_error_field(ExecSpace const& space,
+                                                                            Model<Real> const& m, Axis const& axk,
+                                                                            Axis const& axK, G const& g, bool cubic,
+                                                                            bool midpoints) {
   int const nk = axk.size() - (midpoints ? 1 : 0), nK = axK.size() - (midpoints ? 1 : 0);
   Kokkos::View<double***, typename ExecSpace::memory_space> err("parity::krusell_smith::euler_error_field", 4, nk, nK);
   Kokkos::parallel_for(
       "parity::krusell_smith::euler_error_field",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(space, {0, 0, 0}, {4, nk, nK}), KOKKOS_LAMBDA(int s, int i, int j) {
-        err(s, i, j) = euler_error_at(m, axk, axK, g, cubic, s, euler_point(axk, i, midpoints), euler_point(axK, j, midpoints));
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(space, {0, 0, 0}, {4, nk, nK}),
+      KOKKOS_LAMBDA(int s, int i, int j) {
+        err(s, i, j) =
+            euler_error_at(m, axk, axK, g, cubic, s, euler_point(axk, i, midpoints), euler_point(axK, j, midpoints));
       });
   return err;
 }

@@ -70,8 +70,7 @@ inline std::vector<std::int32_t> aggregate_path(Params const& p, Chain const& c)
 // Employment of every agent in every period, unemployment exactly round(u(z_t) N) each period.
 template <class ExecSpace>
 Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const& space, Params const& p,
-                                                                 Chain const& c,
-                                                                 std::vector<std::int32_t> const& z) {
+                                                                 Chain const& c, std::vector<std::int32_t> const& z) {
   using Mem = typename ExecSpace::memory_space;
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   Employment<Mem> emp;
@@ -82,7 +81,8 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
   emp.nwords = (N + 31) / 32;
   long const nwords = emp.nwords;
   emp.words = Kokkos::View<std::uint32_t*, Mem>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::employment_bits"), std::size_t(T) * nwords);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::employment_bits"),
+      std::size_t(T) * nwords);
   auto words = emp.words;
   Kokkos::View<long**, Mem> hist("parity::krusell_smith::radix_histogram", 2, 256);
   auto hist_h = Kokkos::create_mirror_view(hist);
@@ -190,7 +190,7 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
 // Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t.
 template <class ExecSpace, class Mem>
 Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(ExecSpace const& space,
-                                                                          Employment<Mem> const& emp) {
+                                                                               Employment<Mem> const& emp) {
   int const T = emp.periods;
   long const nwords = emp.nwords, N = emp.agents;
   auto words = emp.words;

@@ -17,8 +17,9 @@ template <class Real>
 std::vector<int> device_cells(parity::grid::Axis<Real, MemSpace> const& ax, std::vector<Real> const& xs) {
   auto x = parity::test::to_device(xs);
   Kokkos::View<int*, MemSpace> cells("cells", xs.size());
-  Kokkos::parallel_for("parity::test::axis_cells", Kokkos::RangePolicy<ExecSpace>(0, xs.size()),
-                       KOKKOS_LAMBDA(int i) { cells(i) = ax.cell(x(i)); });
+  Kokkos::parallel_for(
+      "parity::test::axis_cells", Kokkos::RangePolicy<ExecSpace>(0, xs.size()),
+      KOKKOS_LAMBDA(int i) { cells(i) = ax.cell(x(i)); });
   return parity::test::to_host(cells);
 }
 
@@ -74,7 +75,8 @@ TEST(Axis, SpacingGenerators) {
   EXPECT_EQ(c.front(), -1.0);
   EXPECT_EQ(c.back(), 1.0);
   // Spacing is smallest around the center and grows away from it.
-  auto const closest = std::min_element(c.begin(), c.end(), [](double a, double b) { return std::abs(a - 0.25) < std::abs(b - 0.25); });
+  auto const closest =
+      std::min_element(c.begin(), c.end(), [](double a, double b) { return std::abs(a - 0.25) < std::abs(b - 0.25); });
   auto const k = closest - c.begin();
   EXPECT_LT(c[k + 1] - c[k], c[1] - c[0]);
   EXPECT_LT(c[k + 1] - c[k], c[40] - c[39]);
@@ -89,7 +91,7 @@ TEST(Axis, ClusteredNodesContainTheCenter) {
     double lo, hi, center, concentration;
   };
   Case const cases[] = {{-4.0, 4.0, 0.0, 3.0}, {-10.0, 10.0, 0.0, 3.0}, {-1.0, 3.0, 0.0, 5.0},
-                        {-4.0, 4.0, 0.0, 0.0}, {0.0, 1.0, 0.9, 2.0},   {-4.0, 4.0, 3.9, 20.0}};
+                        {-4.0, 4.0, 0.0, 0.0}, {0.0, 1.0, 0.9, 2.0},    {-4.0, 4.0, 3.9, 20.0}};
   for (auto const& c : cases)
     for (int n = 3; n <= 260; n += (n < 20 ? 1 : 13)) {
       auto const x = parity::grid::clustered_nodes(c.lo, c.hi, n, c.center, c.concentration);

@@ -18,8 +18,9 @@ using parity::test::MemSpace;
 std::vector<float> device_roots(std::vector<float> const& us, float inv_p) {
   auto u = parity::test::to_device(us);
   Kokkos::View<float*, MemSpace> r("roots", us.size());
-  Kokkos::parallel_for("parity::test::approximate_root", Kokkos::RangePolicy<ExecSpace>(0, us.size()),
-                       KOKKOS_LAMBDA(int i) { r(i) = parity::grid::approximate_root(u(i), inv_p); });
+  Kokkos::parallel_for(
+      "parity::test::approximate_root", Kokkos::RangePolicy<ExecSpace>(0, us.size()),
+      KOKKOS_LAMBDA(int i) { r(i) = parity::grid::approximate_root(u(i), inv_p); });
   return parity::test::to_host(r);
 }
 

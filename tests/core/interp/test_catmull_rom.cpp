@@ -29,12 +29,14 @@ double biquadratic_max_error(int n) {
     for (std::size_t j = 0; j < ny.size(); ++j) vh(i, j) = biquad(nx[i], ny[j]);
   Kokkos::deep_copy(v, vh);
   double max_err = 0;
-  Kokkos::parallel_reduce("parity::test::catmull_rom_exact", Kokkos::RangePolicy<ExecSpace>(0, 4000),
+  Kokkos::parallel_reduce(
+      "parity::test::catmull_rom_exact", Kokkos::RangePolicy<ExecSpace>(0, 4000),
       KOKKOS_LAMBDA(int s, double& e) {
         double const x = 5.0 * ((s * 37) % 1000) / 999.0;
         double const y = -2.0 + 4.0 * ((s * 91) % 997) / 996.0;
         e = Kokkos::max(e, Kokkos::abs(parity::interp::catmull_rom(ax, ay, v, x, y) - biquad(x, y)));
-      }, Kokkos::Max<double>(max_err));
+      },
+      Kokkos::Max<double>(max_err));
   return max_err;
 }
 
@@ -46,12 +48,14 @@ double smooth_max_error(int n) {
   for (int i = 0; i < n; ++i) f[i] = std::sin(2 * nx[i]) + std::exp(-nx[i]);
   auto v = parity::test::to_device(f);
   double max_err = 0;
-  Kokkos::parallel_reduce("parity::test::catmull_rom_order", Kokkos::RangePolicy<ExecSpace>(0, 20001),
+  Kokkos::parallel_reduce(
+      "parity::test::catmull_rom_order", Kokkos::RangePolicy<ExecSpace>(0, 20001),
       KOKKOS_LAMBDA(int s, double& e) {
         double const x = 3.0 * s / 20000.0;
         double const exact = Kokkos::sin(2 * x) + Kokkos::exp(-x);
         e = Kokkos::max(e, Kokkos::abs(parity::interp::catmull_rom(ax, v, x) - exact));
-      }, Kokkos::Max<double>(max_err));
+      },
+      Kokkos::Max<double>(max_err));
   return max_err;
 }
 
@@ -65,11 +69,13 @@ void continuity(std::vector<double>& jump_out, std::vector<double>& node_err_out
   auto nodes = parity::test::to_device(nx);
   int const n = int(nx.size());
   Kokkos::View<double*, MemSpace> jump("jump", n), at_node("at_node", n);
-  Kokkos::parallel_for("parity::test::catmull_rom_continuity", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
-    double const x = nodes(i), eps = 1e-9;
-    jump(i) = Kokkos::abs(parity::interp::catmull_rom(ax, v, x - eps) - parity::interp::catmull_rom(ax, v, x + eps));
-    at_node(i) = Kokkos::abs(parity::interp::catmull_rom(ax, v, x) - v(i));
-  });
+  Kokkos::parallel_for(
+      "parity::test::catmull_rom_continuity", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int i) {
+        double const x = nodes(i), eps = 1e-9;
+        jump(i) =
+            Kokkos::abs(parity::interp::catmull_rom(ax, v, x - eps) - parity::interp::catmull_rom(ax, v, x + eps));
+        at_node(i) = Kokkos::abs(parity::interp::catmull_rom(ax, v, x) - v(i));
+      });
   jump_out = parity::test::to_host(jump);
   node_err_out = parity::test::to_host(at_node);
 }

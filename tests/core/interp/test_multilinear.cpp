@@ -31,14 +31,16 @@ double trilinear_max_error() {
       for (std::size_t k = 0; k < nz.size(); ++k) vh(i, j, k) = trilin(nx[i], ny[j], nz[k]);
   Kokkos::deep_copy(v, vh);
   double max_err = 0;
-  Kokkos::parallel_reduce("parity::test::trilinear", Kokkos::RangePolicy<ExecSpace>(0, 5000),
+  Kokkos::parallel_reduce(
+      "parity::test::trilinear", Kokkos::RangePolicy<ExecSpace>(0, 5000),
       KOKKOS_LAMBDA(int s, double& m) {
         // A deterministic scatter of points inside the box.
         double const x = 2.0 * ((s * 37) % 1000) / 999.0;
         double const y = -1.0 + 2.0 * ((s * 91) % 997) / 996.0;
         double const z = 0.5 + 2.5 * ((s * 53) % 991) / 990.0;
         m = Kokkos::max(m, Kokkos::abs(parity::interp::trilinear(ax, ay, az, v, x, y, z) - trilin(x, y, z)));
-      }, Kokkos::Max<double>(max_err));
+      },
+      Kokkos::Max<double>(max_err));
   return max_err;
 }
 
@@ -52,13 +54,14 @@ std::vector<double> clamped_values() {
     for (int j = 0; j < 3; ++j) vh(i, j) = 10 * nx[i] + ny[j];
   Kokkos::deep_copy(v, vh);
   Kokkos::View<double*, MemSpace> out("out", 4);
-  Kokkos::parallel_for("parity::test::clamp", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
-    auto column = Kokkos::subview(v, Kokkos::ALL, 0);
-    out(0) = parity::interp::bilinear(ax, ay, v, -3.0, 0.5);  // x clamped to 0
-    out(1) = parity::interp::bilinear(ax, ay, v, 7.0, 9.0);   // both clamped to 1
-    out(2) = parity::interp::linear(ax, column, 0.5);
-    out(3) = parity::interp::linear(ax, column, -1.0);
-  });
+  Kokkos::parallel_for(
+      "parity::test::clamp", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
+        auto column = Kokkos::subview(v, Kokkos::ALL, 0);
+        out(0) = parity::interp::bilinear(ax, ay, v, -3.0, 0.5);  // x clamped to 0
+        out(1) = parity::interp::bilinear(ax, ay, v, 7.0, 9.0);  // both clamped to 1
+        out(2) = parity::interp::linear(ax, column, 0.5);
+        out(3) = parity::interp::linear(ax, column, -1.0);
+      });
   return parity::test::to_host(out);
 }
 

@@ -77,11 +77,13 @@ double device_expectation(int n) {
   auto const rule = parity::quadrature::to_device<double, parity::test::MemSpace>(gauss_hermite(n));
   double s = 0;
   // E[(1 + 2 Z)^2] = 1 + 4 = 5, summed in a device reduction.
-  Kokkos::parallel_reduce("parity::test::gh_device", Kokkos::RangePolicy<parity::test::ExecSpace>(0, rule.size()),
+  Kokkos::parallel_reduce(
+      "parity::test::gh_device", Kokkos::RangePolicy<parity::test::ExecSpace>(0, rule.size()),
       KOKKOS_LAMBDA(int i, double& acc) {
         double const x = 1 + 2 * rule.nodes(i);
         acc += rule.weights(i) * x * x;
-      }, s);
+      },
+      s);
   return s;
 }
 

@@ -30,15 +30,17 @@ TEST(Philox, KnownAnswers) {
 
 // Per stream s, draws k uniforms and normals; layout [s * per_stream + k].
 template <class Real>
-void draw_on_device(std::uint64_t seed, int streams, int per_stream, std::vector<Real>& uniforms, std::vector<Real>& normals) {
+void draw_on_device(std::uint64_t seed, int streams, int per_stream, std::vector<Real>& uniforms,
+                    std::vector<Real>& normals) {
   Kokkos::View<Real*, MemSpace> u("u", streams * per_stream), z("z", streams * per_stream);
-  Kokkos::parallel_for("parity::test::philox_draw", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int s) {
-    PhiloxStream<Real> a(seed, s), b(seed, s + streams);
-    for (int k = 0; k < per_stream; ++k) {
-      u(s * per_stream + k) = a.uniform();
-      z(s * per_stream + k) = b.normal();
-    }
-  });
+  Kokkos::parallel_for(
+      "parity::test::philox_draw", Kokkos::RangePolicy<ExecSpace>(0, streams), KOKKOS_LAMBDA(int s) {
+        PhiloxStream<Real> a(seed, s), b(seed, s + streams);
+        for (int k = 0; k < per_stream; ++k) {
+          u(s * per_stream + k) = a.uniform();
+          z(s * per_stream + k) = b.normal();
+        }
+      });
   uniforms = parity::test::to_host(u);
   normals = parity::test::to_host(z);
 }
@@ -83,7 +85,12 @@ void check_moments() {
     mz3 += x * x * x;
     mz4 += x * x * x * x;
   }
-  mu /= n; mu2 /= n; mz /= n; mz2 /= n; mz3 /= n; mz4 /= n;
+  mu /= n;
+  mu2 /= n;
+  mz /= n;
+  mz2 /= n;
+  mz3 /= n;
+  mz4 /= n;
   // Five standard errors for each estimated moment (n ~ 1e6).
   double const se = 5 / std::sqrt(n);
   EXPECT_NEAR(mu, 0.5, se * std::sqrt(1.0 / 12));
@@ -118,22 +125,27 @@ TEST(Philox, StreamsAreDistinct) {
 std::vector<double> markov_frequencies(int chains, int steps) {
   Kokkos::View<double**, MemSpace> P("P", 2, 2);
   auto Ph = Kokkos::create_mirror_view(P);
-  Ph(0, 0) = 0.9; Ph(0, 1) = 0.1; Ph(1, 0) = 0.3; Ph(1, 1) = 0.7;
+  Ph(0, 0) = 0.9;
+  Ph(0, 1) = 0.1;
+  Ph(1, 0) = 0.3;
+  Ph(1, 1) = 0.7;
   Kokkos::deep_copy(P, Ph);
   Kokkos::View<long*, MemSpace> in_state1("in1", chains);
-  Kokkos::parallel_for("parity::test::markov", Kokkos::RangePolicy<ExecSpace>(0, chains), KOKKOS_LAMBDA(int c) {
-    PhiloxStream<double> rng(99, c);
-    int s = 0;
-    long count = 0;
-    for (int t = 0; t < steps; ++t) {
-      s = rng.markov_next(Kokkos::subview(P, s, Kokkos::ALL), 2);
-      count += s;
-    }
-    in_state1(c) = count;
-  });
+  Kokkos::parallel_for(
+      "parity::test::markov", Kokkos::RangePolicy<ExecSpace>(0, chains), KOKKOS_LAMBDA(int c) {
+        PhiloxStream<double> rng(99, c);
+        int s = 0;
+        long count = 0;
+        for (int t = 0; t < steps; ++t) {
+          s = rng.markov_next(Kokkos::subview(P, s, Kokkos::ALL), 2);
+          count += s;
+        }
+        in_state1(c) = count;
+      });
   long total = 0;
-  Kokkos::parallel_reduce("parity::test::markov_sum", Kokkos::RangePolicy<ExecSpace>(0, chains),
-                          KOKKOS_LAMBDA(int c, long& acc) { acc += in_state1(c); }, total);
+  Kokkos::parallel_reduce(
+      "parity::test::markov_sum", Kokkos::RangePolicy<ExecSpace>(0, chains),
+      KOKKOS_LAMBDA(int c, long& acc) { acc += in_state1(c); }, total);
   double const f1 = double(total) / (double(chains) * steps);
   return {1 - f1, f1};
 }

@@ -57,8 +57,8 @@ void write_bytes(std::string const& path, std::string const& bytes) {
 Checkpoint sample() {
   Checkpoint c;
   c.fingerprint = "model=test\nn=3\ntol=1e-06\n";
-  c.set("policy", std::vector<double>{0.1, -0.0, std::numeric_limits<double>::denorm_min(), 1e300,
-                                      std::nextafter(1.0, 2.0)});
+  c.set("policy",
+        std::vector<double>{0.1, -0.0, std::numeric_limits<double>::denorm_min(), 1e300, std::nextafter(1.0, 2.0)});
   c.set("empty", std::vector<double>{});
   c.set("state", std::vector<std::int64_t>{0, -1, std::numeric_limits<std::int64_t>::max()});
   c.set_scalar("iteration", std::int64_t(7));

@@ -17,7 +17,8 @@ int teams_not_met(ExecSpace const& space, long league, int team_size, std::size_
   Kokkos::View<int, MemSpace> arrived("arrived"), timed_out("timed_out");
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
-      "parity::test::resident_teams", Policy(space, int(league), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      "parity::test::resident_teams",
+      Policy(space, int(league), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(Policy::member_type const& team) {
         Kokkos::single(Kokkos::PerTeam(team), [&] {
           Kokkos::atomic_fetch_add(&arrived(), 1);

@@ -10,12 +10,14 @@ using parity::test::ExecSpace;
 
 double busy_kernel(int n) {
   double sum = 0;
-  Kokkos::parallel_reduce("parity::test::busy", Kokkos::RangePolicy<ExecSpace>(0, n),
+  Kokkos::parallel_reduce(
+      "parity::test::busy", Kokkos::RangePolicy<ExecSpace>(0, n),
       KOKKOS_LAMBDA(int i, double& acc) {
         double x = i;
         for (int k = 0; k < 200; ++k) x = Kokkos::sqrt(x + 1.0);
         acc += x;
-      }, sum);
+      },
+      sum);
   return sum;
 }
 

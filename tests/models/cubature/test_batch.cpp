@@ -35,7 +35,8 @@ TEST(CubatureBatch, EachIntegralAsIfAlone) {
   ASSERT_EQ(batch.size(), fs.size());
   for (std::size_t k = 0; k < fs.size(); ++k) {
     auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), fs[k], lo, hi, t, o);
-    EXPECT_TRUE(same_bits(batch[k].integral, alone.integral)) << k << ": " << batch[k].integral << " vs " << alone.integral;
+    EXPECT_TRUE(same_bits(batch[k].integral, alone.integral))
+        << k << ": " << batch[k].integral << " vs " << alone.integral;
     EXPECT_TRUE(same_bits(batch[k].error, alone.error)) << k;
     EXPECT_EQ(batch[k].evaluations, alone.evaluations) << k;
     EXPECT_EQ(batch[k].status, alone.status) << k;
@@ -67,7 +68,8 @@ TEST(CubatureBatch, ProgressOncePerIntegralAndOnePhase) {
   int const n = 2;
   std::vector<double> const lo(n, 0.0), hi(n, 1.0);
   std::vector<cub::GenzIntegrand<double>> fs;
-  for (double a : {1.0, 2.0, 3.0}) fs.emplace_back(cub::Family::gaussian, std::vector<double>(n, a), std::vector<double>(n, 0.4));
+  for (double a : {1.0, 2.0, 3.0})
+    fs.emplace_back(cub::Family::gaussian, std::vector<double>(n, a), std::vector<double>(n, 0.4));
   cub::Options o;
   o.initial_regions = 64;
   auto const silent = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o);

@@ -55,9 +55,9 @@ struct Exp {
 };
 
 template <class F>
-RegionEstimate<double> apply_rule(F const& f, std::vector<double> const& c, std::vector<double> const& h,
-                                  int team_size = 1,
-                                  parity::cubature::NullRules<double> const& nulls = parity::cubature::NullRules<double>()) {
+RegionEstimate<double> apply_rule(
+    F const& f, std::vector<double> const& c, std::vector<double> const& h, int team_size = 1,
+    parity::cubature::NullRules<double> const& nulls = parity::cubature::NullRules<double>()) {
   int const n = int(c.size());
   auto const dc = parity::test::to_device(c);
   auto const dh = parity::test::to_device(h);

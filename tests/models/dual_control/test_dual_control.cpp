@@ -58,7 +58,8 @@ TEST(DualControlBrent, FindsKnownMinima) {
   auto const r = brent_on_device();
   EXPECT_NEAR(r[0], 1.3, 1e-7);
   EXPECT_NEAR(r[1], 0.5, 1e-13);
-  EXPECT_LT(r[2], 40) << "evaluations: parabola " << r[2] << ", kink " << r[5] << ", slope " << r[8] << ", quartic " << r[11];
+  EXPECT_LT(r[2], 40) << "evaluations: parabola " << r[2] << ", kink " << r[5] << ", slope " << r[8] << ", quartic "
+                      << r[11];
   EXPECT_NEAR(r[3], 0.7, 1e-8);  // a kink: golden-section steps do it
   EXPECT_NEAR(r[6], -2.0, 1e-8);  // a minimum at the lower end
   EXPECT_NEAR(r[9], std::cbrt(2.0), 1e-7);
@@ -135,7 +136,9 @@ dc::Params shifted_params() {  // a non-symmetric case so sign errors in alpha, 
   return p;
 }
 
-std::size_t index(dc::Result const& r, int i, int j, int k) { return (std::size_t(i) * r.mu.size() + j) * r.Sigma.size() + k; }
+std::size_t index(dc::Result const& r, int i, int j, int k) {
+  return (std::size_t(i) * r.mu.size() + j) * r.Sigma.size() + k;
+}
 
 // ---------------------------------------------------------------- inert
 TEST(DualControlInert, ClosedFormSolvesItsRecursion) {
@@ -146,7 +149,8 @@ TEST(DualControlInert, ClosedFormSolvesItsRecursion) {
     double const y = p.alpha + p.gamma * x;
     double ev = 0;
     for (std::size_t q = 0; q < rule.nodes.size(); ++q) ev += rule.weights[q] * f(y + p.sigma_eps * rule.nodes[q]);
-    double const rhs = (y - p.xbar) * (y - p.xbar) + p.omega * p.ubar * p.ubar + p.sigma_eps * p.sigma_eps + p.delta * ev;
+    double const rhs =
+        (y - p.xbar) * (y - p.xbar) + p.omega * p.ubar * p.ubar + p.sigma_eps * p.sigma_eps + p.delta * ev;
     EXPECT_NEAR(f(x), rhs, 1e-11 * std::abs(rhs)) << x;
   }
 }
@@ -221,7 +225,8 @@ TEST(DualControlMyopic, PolicyClosedFormAndRecursion) {
       }
   EXPECT_LT(worst, p.tolerance() * vmax) << "max |V - T V| = " << worst;
   // The Bellman residual without the closed form's policy is much larger: the check has teeth.
-  double const other = std::abs(r.V[index(r, 5, 7, 3)] - host.objective(r.x[5], r.mu[7], r.Sigma[3], r.u[index(r, 5, 7, 3)] + 0.3));
+  double const other =
+      std::abs(r.V[index(r, 5, 7, 3)] - host.objective(r.x[5], r.mu[7], r.Sigma[3], r.u[index(r, 5, 7, 3)] + 0.3));
   EXPECT_GT(other, 1e3 * p.tolerance() * vmax);
 }
 
@@ -397,7 +402,8 @@ TEST(DualControlOptimal, AcceleratedAgreesWithPaperAlgorithm) {
         ++ties;
         double const fa = host.objective(b.x[i], b.mu[j], b.Sigma[k], a.u[n]);
         double const fb = host.objective(b.x[i], b.mu[j], b.Sigma[k], b.u[n]);
-        EXPECT_LT(std::abs(fa - fb), p.tolerance() * vmax) << i << " " << j << " " << k << ": u " << a.u[n] << " vs " << b.u[n];
+        EXPECT_LT(std::abs(fa - fb), p.tolerance() * vmax)
+            << i << " " << j << " " << k << ": u " << a.u[n] << " vs " << b.u[n];
       }
   EXPECT_GT(same, int(0.95 * double(a.V.size()))) << ties << " near-ties";
 }
@@ -435,7 +441,8 @@ TEST(DualControlOptimal, MirrorSymmetryInMu) {
         EXPECT_NEAR(r.V[n], r.V[m], tol) << i << " " << j << " " << k;
         // u(x, -mu) and -u(x, mu) are equally good for the mirrored state (at mu = 0: u and -u).
         double const x = r.x[i], mu = r.mu[nmu - 1 - j], S = r.Sigma[k];
-        EXPECT_NEAR(host.objective(x, mu, S, r.u[m]), host.objective(x, mu, S, -r.u[n]), tol) << i << " " << j << " " << k;
+        EXPECT_NEAR(host.objective(x, mu, S, r.u[m]), host.objective(x, mu, S, -r.u[n]), tol)
+            << i << " " << j << " " << k;
         // No u on a fine scan (it holds u = 0) does better at either state: a search that missed the
         // narrow dips of the interpolated objective (u = 0 among them) would find them by chance,
         // at one of mu and -mu and not the other.
@@ -486,7 +493,8 @@ TEST(DualControlOptimal, HistoryMatchesTheIterations) {
   for (int s : r.evaluation_sweeps_history) total += s;
   EXPECT_EQ(total, r.evaluation_sweeps);
   EXPECT_EQ(r.evaluation_sweeps_history.back(), 0);  // none after the sweep that converged
-  for (std::size_t i = 0; i + 1 < r.residual_history.size(); ++i) EXPECT_GT(r.residual_history[i], r.tolerance_effective);
+  for (std::size_t i = 0; i + 1 < r.residual_history.size(); ++i)
+    EXPECT_GT(r.residual_history[i], r.tolerance_effective);
 }
 
 // ---------------------------------------------------------------- checkpoints
@@ -649,7 +657,6 @@ TEST(DualControlParams, NotConvergedIsReported) {
 
 }  // namespace parity_test_dual_control
 
-
 namespace parity_test_dual_control {
 // Values recorded from the OpenMP build (g++ 16, Kokkos 5.2, double; identical at 1, 2 and 4
 // threads) with the paper's algorithm and 10 evaluation sweeps per Bellman sweep. Every backend runs
@@ -699,9 +706,10 @@ TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
     std::size_t n;
     double V, u;
   };
-  Golden const golden[] = {{0, 13.81873812980759, -1.7766836556040422},   {100, 33.557894859026234, -2.2340743414618833},
-                           {333, 18.827798786676777, -0.51712169932440855}, {500, 22.913626822140731, 0.55168947577587346},
-                           {777, 13.97727735404705, 2.2519631184135238},   {846, 25.348679584117967, -1.3833333500935061}};
+  Golden const golden[] = {
+      {0, 13.81873812980759, -1.7766836556040422},     {100, 33.557894859026234, -2.2340743414618833},
+      {333, 18.827798786676777, -0.51712169932440855}, {500, 22.913626822140731, 0.55168947577587346},
+      {777, 13.97727735404705, 2.2519631184135238},    {846, 25.348679584117967, -1.3833333500935061}};
   for (auto const& g : golden) {
     EXPECT_NEAR(r.V[g.n], g.V, 2e-6 * g.V) << g.n;
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;

@@ -114,8 +114,12 @@ void interrupted_equals_uninterrupted(std::vector<int> const& stops) {
 
 // Stopped with the start held fixed (after 3: the carry ends after 3 x 200 periods) in double,
 // inside the carry (after 2) in float.
-TEST(KrusellSmithResume, InterruptedThenResumedEqualsUninterruptedDouble) { interrupted_equals_uninterrupted<double>({3}); }
-TEST(KrusellSmithResume, InterruptedThenResumedEqualsUninterruptedFloat) { interrupted_equals_uninterrupted<float>({2}); }
+TEST(KrusellSmithResume, InterruptedThenResumedEqualsUninterruptedDouble) {
+  interrupted_equals_uninterrupted<double>({3});
+}
+TEST(KrusellSmithResume, InterruptedThenResumedEqualsUninterruptedFloat) {
+  interrupted_equals_uninterrupted<float>({2});
+}
 
 // Expects solve to refuse p as bad input with a message containing every one of parts.
 void expect_refused(ks::Params const& p, std::vector<std::string> const& parts) {

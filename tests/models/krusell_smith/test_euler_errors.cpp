@@ -24,7 +24,7 @@ struct Solved {
   std::vector<double> k_nodes, K_nodes;
   // The device's layout (LayoutLeft on CUDA), so that mirrors of device Views assign to them.
   using HostGrid = Kokkos::View<double***, parity::test::MemSpace::execution_space::array_layout, Kokkos::HostSpace>;
-  HostGrid g;        // g(s, i, j)
+  HostGrid g;  // g(s, i, j)
   HostGrid on, off;  // errors at nodes / midpoints
   double solve_on_max = 0, solve_off_max = 0, on_mean = 0, off_mean = 0;
 };
@@ -45,8 +45,8 @@ Solved solve_default_policy() {
       for (int j = 0; j < p.nK; ++j) gh(s, i, j) = 0.9 * r.k_nodes[i];
   Kokkos::deep_copy(g, gh);
   // The default solve's converged law of motion (its coeffs.txt).
-  auto const model = ks::make_model<double>(p, chain, {0.13751715280577195, 0.963308153885579, 0.12593808092383507,
-                                                       0.96500625399691509});
+  auto const model = ks::make_model<double>(
+      p, chain, {0.13751715280577195, 0.963308153885579, 0.12593808092383507, 0.96500625399691509});
   double change = 1;
   int it = 0;
   for (; it < p.policy_max_iter && change > p.policy_tol; ++it) {
@@ -98,14 +98,16 @@ TEST(KrusellSmithEulerErrors, OffGridMaximumLiesAtTheBorrowingConstraintKink) {
         if (e > max_away) max_away = e, as = s, ai = i, aj = j;
         sum_away += e, ++count_away;
       }
-  std::printf("off-grid max %.4g at state (z %d, employed %d), k in [%.4g, %.4g], K in [%.4g, %.4g]; policy at the "
-              "cell's k nodes and lower K node: %.4g %.4g\n",
-              worst, ws / 2, ws % 2, r.k_nodes[wi], r.k_nodes[wi + 1], r.K_nodes[wj], r.K_nodes[wj + 1], r.g(ws, wi, wj),
-              r.g(ws, wi + 1, wj));
-  std::printf("away from the constraint: max %.4g at state (z %d, employed %d), k in [%.4g, %.4g], K in [%.4g, %.4g]; "
-              "mean %.3g over %ld points; on-grid max %.4g\n",
-              max_away, as / 2, as % 2, r.k_nodes[ai], r.k_nodes[ai + 1], r.K_nodes[aj], r.K_nodes[aj + 1],
-              sum_away / double(count_away), count_away, r.solve_on_max);
+  std::printf(
+      "off-grid max %.4g at state (z %d, employed %d), k in [%.4g, %.4g], K in [%.4g, %.4g]; policy at the "
+      "cell's k nodes and lower K node: %.4g %.4g\n",
+      worst, ws / 2, ws % 2, r.k_nodes[wi], r.k_nodes[wi + 1], r.K_nodes[wj], r.K_nodes[wj + 1], r.g(ws, wi, wj),
+      r.g(ws, wi + 1, wj));
+  std::printf(
+      "away from the constraint: max %.4g at state (z %d, employed %d), k in [%.4g, %.4g], K in [%.4g, %.4g]; "
+      "mean %.3g over %ld points; on-grid max %.4g\n",
+      max_away, as / 2, as % 2, r.k_nodes[ai], r.k_nodes[ai + 1], r.K_nodes[aj], r.K_nodes[aj + 1],
+      sum_away / double(count_away), count_away, r.solve_on_max);
   EXPECT_EQ(worst, r.solve_off_max) << "the field and the solve's reduction measure the same points";
   EXPECT_GT(worst, 0.05) << "the kink's error (0.18 measured); if it is gone, update this test and the docs";
   EXPECT_TRUE(constrained_near(ws, wi)) << "the largest off-grid error lies at the borrowing constraint";

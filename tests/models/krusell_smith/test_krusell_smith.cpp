@@ -71,8 +71,8 @@ TEST(KrusellSmithChain, TaxBalancesBudgetAndIncomesAddUp) {
       auto const pr = ks::prices(p.alpha, p.l_bar, p.mu, zz, u, K);
       EXPECT_NEAR(pr.tau * pr.w * p.l_bar * L, p.mu * pr.w * u, 1e-14);  // revenue = benefits
       // Mean cash on hand with exactly u unemployed, all holding K, equals Y + (1 - delta) K.
-      double const mean_income = u * ks::income(pr, p.delta, p.l_bar, p.mu, 0, K) +
-                                 L * ks::income(pr, p.delta, p.l_bar, p.mu, 1, K);
+      double const mean_income =
+          u * ks::income(pr, p.delta, p.l_bar, p.mu, 0, K) + L * ks::income(pr, p.delta, p.l_bar, p.mu, 1, K);
       double const Y = zz * std::pow(K, p.alpha) * std::pow(p.l_bar * L, 1 - p.alpha);
       EXPECT_NEAR(mean_income, Y + (1 - p.delta) * K, 1e-12 * Y);
     }
@@ -245,7 +245,8 @@ void closed_form_cell_equals_bucket_lookup() {
       auto gh = Kokkos::create_mirror_view(g);
       for (int s = 0; s < 4; ++s)
         for (int i = 0; i < nk; ++i)
-          for (int j = 0; j < p.nK; ++j) gh(s, i, j) = Real(0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]));
+          for (int j = 0; j < p.nK; ++j)
+            gh(s, i, j) = Real(0.95 * kn[i] + 0.02 * j + 0.3 * s + 1e-3 * std::sqrt(kn[i]));
       Kokkos::deep_copy(g, gh);
       // Capital: every node, just below and above it, cell midpoints, the ends, tiny and huge values.
       Real const big = std::numeric_limits<Real>::max() / 4, tiny = std::numeric_limits<Real>::denorm_min();
@@ -280,7 +281,8 @@ void closed_form_cell_equals_bucket_lookup() {
                                ks::kernels::PolicySlice<Axis, decltype(g), Real, MemSpace>{
                                    axk, axK, g, coef, rec, sum, K_path, 1.0, 0, 1, cubic, records});
         double s1 = 0, s2 = 0;
-        Kokkos::parallel_reduce("parity::test::ks_bucket", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+        Kokkos::parallel_reduce("parity::test::ks_bucket",
+                                Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
                                 ks::kernels::PanelStep<Axis, Real, MemSpace>{axk, words, coef, k1, 0, Real(0)}, s1);
         Kokkos::parallel_reduce(
             "parity::test::ks_power", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
@@ -299,9 +301,10 @@ void closed_form_cell_equals_bucket_lookup() {
             Kokkos::parallel_reduce("parity::test::ks_scratch",
                                     Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
                                         .set_scratch_size(0, Kokkos::PerTeam(Scratch::scratch_bytes(nk - 1))),
-                                    Scratch{{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max), Real(1) / Real(p.k_max),
-                                             float(1.0 / power), nk - 1},
-                                            N, chunk},
+                                    Scratch{{words, rec, k3, 0, Real(0), Real(0), Real(p.k_max),
+                                             Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
+                                            N,
+                                            chunk},
                                     s3);
             auto r3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k3);
             for (long i = 0; i < N; ++i)
@@ -315,7 +318,8 @@ void closed_form_cell_equals_bucket_lookup() {
         }
         auto r1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k1);
         for (long i = 0; i < N; ++i)
-          ASSERT_EQ(r1(i), k2h(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " " << sizeof(Real);
+          ASSERT_EQ(r1(i), k2h(i)) << "nk " << nk << " power " << power << " cubic " << cubic << " k " << x[i] << " "
+                                   << sizeof(Real);
         EXPECT_EQ(s1, s2);
         Kokkos::deep_copy(k1, xh);
         Kokkos::deep_copy(k2, xh);
@@ -352,9 +356,7 @@ ks::Params small_params() {
 }
 
 ks::Result const& small_solve() {
-  static ks::Result const r = [] {
-    return solve_quiet<double>(small_params());
-  }();
+  static ks::Result const r = [] { return solve_quiet<double>(small_params()); }();
   return r;
 }
 

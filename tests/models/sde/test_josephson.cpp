@@ -46,7 +46,9 @@ TEST(Josephson, NoDriveNoNoiseComesToRestInAMinimum) {
 // Host RK4 of x'' + gamma x' = -2 pi cos(2 pi x) + f; returns the time-averaged velocity over
 // (t0, t1] from x(0) = 0, v(0) = 0.
 double rk4_mean_velocity(double gamma, double f, double h, long n0, long n1) {
-  auto acc = [&](double x, double v) { return -gamma * v - 2 * std::numbers::pi * std::cos(2 * std::numbers::pi * x) + f; };
+  auto acc = [&](double x, double v) {
+    return -gamma * v - 2 * std::numbers::pi * std::cos(2 * std::numbers::pi * x) + f;
+  };
   double x = 0, v = 0, x0 = 0;
   for (long i = 0; i < n1; ++i) {
     if (i == n0) x0 = x;

@@ -134,8 +134,9 @@ void check_josephson_laws() {
   double const err = std::hypot(g.ensemble.time_average_error[1], f.ensemble.time_average_error[1]);
   std::size_t const last = std::size_t(g.ensemble.samples - 1) * 2 + 1;
   double const varg = g.ensemble.variance[last], varf = f.ensemble.variance[last];
-  std::printf("  josephson<%s> D = 0.1: <<v>> gaussian %.5f, five-point %.5f (combined error %.5f); var v %.4f / %.4f\n",
-              sizeof(Real) == 8 ? "double" : "float", vg, vf, err, varg, varf);
+  std::printf(
+      "  josephson<%s> D = 0.1: <<v>> gaussian %.5f, five-point %.5f (combined error %.5f); var v %.4f / %.4f\n",
+      sizeof(Real) == 8 ? "double" : "float", vg, vf, err, varg, varf);
   EXPECT_GT(std::abs(vg), 10 * g.ensemble.time_average_error[1]);  // a drift to compare
   EXPECT_NEAR(vf, vg, 4 * err);
   EXPECT_NEAR(varf, varg, 4 * varg * std::sqrt(4.0 / p.paths));

@@ -29,11 +29,12 @@ struct OrnsteinUhlenbeck {
     if (field == 0) theta = Real(v);
     if (field == 1) sigma = Real(v);
   }
-  KOKKOS_INLINE_FUNCTION void drift(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const& x, sde::State<OrnsteinUhlenbeck>& f) const {
+  KOKKOS_INLINE_FUNCTION void drift(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const& x,
+                                    sde::State<OrnsteinUhlenbeck>& f) const {
     f[0] = -theta * x[0];
   }
-  KOKKOS_INLINE_FUNCTION void noise(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const&, sde::Noise<OrnsteinUhlenbeck> const& dW,
-                                    sde::State<OrnsteinUhlenbeck>& out) const {
+  KOKKOS_INLINE_FUNCTION void noise(sde::Tick const&, sde::State<OrnsteinUhlenbeck> const&,
+                                    sde::Noise<OrnsteinUhlenbeck> const& dW, sde::State<OrnsteinUhlenbeck>& out) const {
     out[0] = sigma * dW[0];
   }
   KOKKOS_INLINE_FUNCTION void initial(parity::random::PhiloxStream<Real>&, sde::State<OrnsteinUhlenbeck>& x) const {

@@ -38,7 +38,8 @@ void check_sincos(double tol) {
     worst = std::max(worst, double(std::abs((long double)sh[i] - std::sin(a))));
     worst = std::max(worst, double(std::abs((long double)ch[i] - std::cos(a))));
   }
-  std::printf("  sincos_2pi<%s>: max abs error %.2e over u in [-3, 3]\n", sizeof(Real) == 8 ? "double" : "float", worst);
+  std::printf("  sincos_2pi<%s>: max abs error %.2e over u in [-3, 3]\n", sizeof(Real) == 8 ? "double" : "float",
+              worst);
   EXPECT_LT(worst, tol);
   // Quarter turns are exact.
   for (int q = -8; q <= 8; ++q) {
@@ -177,7 +178,8 @@ void check_noise_paths(double fraction) {
   }
   ASSERT_EQ(eb.histogram.size(), ec.histogram.size());
   double moved = 0;  // paths counted in another bin, twice
-  for (std::size_t b = 0; b < eb.histogram.size(); ++b) moved += std::abs(double(eb.histogram[b]) - double(ec.histogram[b]));
+  for (std::size_t b = 0; b < eb.histogram.size(); ++b)
+    moved += std::abs(double(eb.histogram[b]) - double(ec.histogram[b]));
   EXPECT_LE(moved, fraction * std::sqrt(2 * n * double(p.bins) / std::numbers::pi));
   // Time averages: the same values summed in other groupings (partial sums per launch).
   EXPECT_NEAR(eb.time_average[1], ec.time_average[1], fraction * 1e-3);

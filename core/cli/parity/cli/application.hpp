@@ -15,8 +15,8 @@ struct Runtime {
   // Starts Kokkos; the returned handle finalizes it when released.
   std::function<std::shared_ptr<void>(int num_threads, int device_id)> start;
   std::function<run::BackendInfo()> describe;
-  std::string backend;   // serial | openmp | cuda, known before Kokkos starts (--version)
-  int max_threads = 0;   // the most host threads the backend runs (0: no limit; it ignores --threads)
+  std::string backend;  // serial | openmp | cuda, known before Kokkos starts (--version)
+  int max_threads = 0;  // the most host threads the backend runs (0: no limit; it ignores --threads)
 };
 
 // Parses argv, starts the Kokkos session only when a command needs it, runs the command, prints

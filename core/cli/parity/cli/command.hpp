@@ -19,11 +19,11 @@ enum class Size { small, medium, large };
 
 // The statuses a run report may carry, the same for every command.
 namespace status {
-inline constexpr char const* ok = "ok";                          // finished; nothing iterates to a tolerance
-inline constexpr char const* converged = "converged";            // met its tolerance
-inline constexpr char const* not_converged = "not_converged";    // stopped at an iteration cap
+inline constexpr char const* ok = "ok";  // finished; nothing iterates to a tolerance
+inline constexpr char const* converged = "converged";  // met its tolerance
+inline constexpr char const* not_converged = "not_converged";  // stopped at an iteration cap
 inline constexpr char const* budget_exhausted = "budget_exhausted";  // stopped by an evaluation or memory budget
-inline constexpr char const* non_finite = "non_finite";          // a result is NaN or infinite
+inline constexpr char const* non_finite = "non_finite";  // a result is NaN or infinite
 }  // namespace status
 
 // Whether a status is a success (exit 0); every other status exits with 3.
@@ -32,7 +32,7 @@ inline bool succeeded(std::string const& s) { return s == status::ok || s == sta
 // What the machine offers the run, known once the Kokkos session has started.
 struct Resources {
   std::size_t device_memory_bytes = 0;  // 0: the kernels run on the host, in host memory
-  std::size_t host_memory_bytes = 0;    // the host's physical memory (0: unknown)
+  std::size_t host_memory_bytes = 0;  // the host's physical memory (0: unknown)
   int concurrency = 0;
 };
 

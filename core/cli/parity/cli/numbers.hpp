@@ -19,7 +19,7 @@ CLI::Validator count_syntax(std::int64_t lo, std::int64_t hi);
 template <class T>
 CLI::Validator count(std::int64_t lo = 0) {
   return count_syntax(lo, std::int64_t(std::min<std::uintmax_t>(std::numeric_limits<T>::max(),
-                                                                 std::numeric_limits<std::int64_t>::max())));
+                                                                std::numeric_limits<std::int64_t>::max())));
 }
 
 // A CLI11 check that a floating-point option is a finite number (no nan, no inf).

@@ -29,7 +29,7 @@ struct RunReport {
   nlohmann::json results = nlohmann::json::object();
   // Per-rank timing (gather_rank_times); empty: this process's phases as the only rank.
   std::vector<std::vector<double>> rank_phase_seconds;  // [phase][rank], phases in phases' order
-  std::vector<double> rank_communication_seconds;       // [rank]
+  std::vector<double> rank_communication_seconds;  // [rank]
 };
 
 // Collects every rank's phase times and communication time into report.rank_*: a collective
