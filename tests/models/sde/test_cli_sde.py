@@ -145,7 +145,8 @@ class NetworkKuramotoCli(CliTestCase):
             mtx = os.path.join(d, "ring.mtx")
             n = 64
             with open(mtx, "w") as f:  # a ring, lower triangle of a symmetric pattern
-                f.write("%%MatrixMarket matrix coordinate pattern symmetric\n%d %d %d\n" % (n, n, n))
+                f.write("%%MatrixMarket matrix coordinate pattern symmetric\n")
+                f.write("%d %d %d\n" % (n, n, n))
                 for i in range(n):
                     f.write("%d %d\n" % (max(i, (i + 1) % n) + 1, min(i, (i + 1) % n) + 1))
             freq = os.path.join(d, "omega.txt")
