@@ -164,5 +164,91 @@ class SdeCli(CliTestCase):
         self.assertAlmostEqual(docs[0]["r_final"], docs[1]["r_final"], places=10)
 
 
+# Set by CMake: whether this build has Kokkos Kernels (the network model needs it).
+HAVE_KOKKOS_KERNELS = os.environ.get("PARITY_HAVE_KOKKOS_KERNELS", "OFF").upper() in ("ON", "1", "TRUE")
+
+
+class NetworkKuramotoCli(CliTestCase):
+    def test_bad_network_input(self):
+        net = "network-kuramoto"
+        self.assert_bad_input(parity(net, "--network", "ring"), "--network")
+        self.assert_bad_input(parity(net, "--normalization", "sum"), "--normalization")
+        self.assert_bad_input(parity(net, "--omega-law", "uniform"), "--omega-law")
+        self.assert_bad_input(parity(net, "--omega-law", "file"), "--omega-file")
+        self.assert_bad_input(parity(net, "--network", "file"), "--network-file")
+        self.assert_bad_input(parity(net, "--dt", "-1"), "--dt")
+        if not HAVE_KOKKOS_KERNELS:
+            return
+        self.assert_bad_input(parity(net, "--network", "lattice", "-N", "1000"), "--lattice-width")
+        self.assert_bad_input(parity(net, "--network", "watts-strogatz", "--mean-degree", "5"), "--mean-degree")
+        self.assert_bad_input(parity(net, "--network", "random-regular", "-N", "11", "--mean-degree", "3"), "even")
+        with tempfile.TemporaryDirectory() as d:
+            missing = os.path.join(d, "missing.mtx")
+            self.assert_bad_input(parity(net, "--network", "file", "--network-file", missing), "--network-file")
+            bad = os.path.join(d, "bad.mtx")
+            with open(bad, "w") as f:
+                f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n")
+            self.assert_bad_input(parity(net, "--network", "file", "--network-file", bad), "--network-file")
+            freq = os.path.join(d, "omega.txt")
+            with open(freq, "w") as f:
+                f.write("0.1 0.2 x\n")
+            self.assert_bad_input(parity(net, "-N", "100", "--omega-law", "file", "--omega-file", freq), "--omega-file")
+
+    @unittest.skipIf(HAVE_KOKKOS_KERNELS, "this build has Kokkos Kernels")
+    def test_without_kokkos_kernels(self):
+        # A good run asks for what is missing (exit 2); `run --all` goes on without the model.
+        self.assert_bad_input(parity("network-kuramoto", "-N", "64", "--steps", "10"), "needs Kokkos Kernels")
+
+    @unittest.skipUnless(HAVE_KOKKOS_KERNELS, "this build has no Kokkos Kernels")
+    def test_network_report_and_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            mtx = os.path.join(d, "ring.mtx")
+            n = 64
+            with open(mtx, "w") as f:  # a ring, lower triangle of a symmetric pattern
+                f.write("%%MatrixMarket matrix coordinate pattern symmetric\n")
+                f.write("%d %d %d\n" % (n, n, n))
+                for i in range(n):
+                    f.write("%d %d\n" % (max(i, (i + 1) % n) + 1, min(i, (i + 1) % n) + 1))
+            freq = os.path.join(d, "omega.txt")
+            with open(freq, "w") as f:
+                f.write(" ".join("0.5" for _ in range(n)))
+            path = os.path.join(d, "r.json")
+            r = parity("network-kuramoto", "--network", "file", "--network-file", mtx, "--omega-law", "file",
+                       "--omega-file", freq, "-K", "2", "-D", "0.1", "--steps", "200", "--sample-every", "50",
+                       "--json", path, "--output", d, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            for name in ("t.npy", "r.npy", "psi.npy", "histogram.npy", "local_r.npy"):
+                self.assertTrue(os.path.exists(os.path.join(d, name)), name)
+        res = doc["results"]
+        self.assertEqual(res["nonzeros"], 2 * n)
+        self.assertEqual(res["mean_degree"], 2)
+        self.assertEqual(sum(res["histogram_final"]), n)
+        self.assertEqual(len(res["r"]), 4)
+        self.assertIsNone(res["K_onset_annealed"])  # frequencies from a file: no identical-oscillator onset
+        self.assertIn("parity::network_kuramoto::integrate", doc["timing"]["phases"])
+
+    @unittest.skipUnless(HAVE_KOKKOS_KERNELS, "this build has no Kokkos Kernels")
+    def test_generated_networks_run(self):
+        for args in (("--network", "erdos-renyi", "--mean-degree", "6"),
+                     ("--network", "watts-strogatz", "--mean-degree", "4", "--rewire", "0.2"),
+                     ("--network", "lattice"),
+                     ("--network", "random-regular", "--mean-degree", "5", "--normalization", "degree"),
+                     ("--network", "scale-free", "--k-min", "3", "--omega-law", "lorentzian", "--omega-width", "0.1"),
+                     ("--network", "complete", "--normalization", "n", "--omega-law", "gaussian", "--omega-width", "0.2",
+                      "--stepper", "euler", "--noise-law", "five-point")):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("network-kuramoto", "-N", "256", "--steps", "50", "--sample-every", "25", *args,
+                           "--precision", "float", "--json", path, "-q")
+                self.assertEqual(r.returncode, 0, " ".join(args) + r.stdout + r.stderr)
+                with open(path) as f:
+                    res = json.load(f)["results"]
+            self.assertGreaterEqual(res["r_final"], 0)
+            self.assertLessEqual(res["r_final"], 1)
+            self.assertGreater(res["nonzeros"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,211 @@
+#include "models/sde/network_command.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/sde/network.hpp"
+#include "parity/report/npy.hpp"
+#include "parity/run/errors.hpp"
+
+namespace parity::sde {
+namespace {
+
+constexpr char const* unavailable_note = "not built: the network Kuramoto model needs Kokkos Kernels";
+
+// Onset of synchronisation of identical noisy oscillators in the annealed-network approximation
+// (A_ij -> k_i k_j / (N <k>)): K_ij = lambda A_ij synchronises above lambda_c = 2 D <k> / <k^2>
+// (Ichinomiya 2004; Restrepo, Ott & Hunt 2005 for the quenched largest-eigenvalue version).
+double annealed_onset(std::string const& normalization, double D, double n, double k1, double k2) {
+  if (k2 <= 0) return std::nan("");
+  double const lambda_c = 2 * D * k1 / k2;
+  if (normalization == "n") return lambda_c * n;
+  if (normalization == "mean-degree") return lambda_c * k1;
+  return 2 * D;  // "degree": every node feels K times the degree-weighted order parameter
+}
+
+class NetworkKuramotoCommand final : public cli::Command {
+ public:
+  std::string name() const override { return "network-kuramoto"; }
+  std::string description() const override {
+    return "Noisy Kuramoto oscillators on a network, gamma x_i' = omega_i + sum_j K_ij sin(x_j - x_i) + "
+           "sqrt(2 gamma D) xi_i, K_ij from a generated or Matrix Market network (sparse products by Kokkos Kernels)";
+  }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--oscillators,-N", p_.graph.n, "Number of oscillators N (generated networks)")
+        ->capture_default_str();
+    sub.add_option("--network", p_.graph.kind,
+                   "complete, erdos-renyi, watts-strogatz, lattice (2-D, periodic), random-regular, scale-free "
+                   "(configuration model, P(k) ~ k^-exponent) or file (--network-file)")
+        ->capture_default_str();
+    sub.add_option("--network-file", p_.network_file,
+                   "Matrix Market coordinate file of A_ij (real, integer or pattern; "
+                   "general or symmetric)");
+    sub.add_option("--mean-degree", p_.graph.mean_degree,
+                   "erdos-renyi: <k>; watts-strogatz: ring neighbours k (even); random-regular: k")
+        ->capture_default_str();
+    sub.add_option("--rewire", p_.graph.rewire, "watts-strogatz: rewiring probability")->capture_default_str();
+    sub.add_option("--lattice-width", p_.graph.width, "lattice: columns (0: sqrt N)")->capture_default_str();
+    sub.add_option("--degree-exponent", p_.graph.exponent, "scale-free: exponent of P(k)")->capture_default_str();
+    sub.add_option("--k-min", p_.graph.k_min, "scale-free: smallest degree")->capture_default_str();
+    sub.add_option("--k-max", p_.graph.k_max, "scale-free: largest degree (0: sqrt N)")->capture_default_str();
+    sub.add_option("--network-seed", p_.graph.seed, "Seed of the generated network")->capture_default_str();
+    sub.add_option("--normalization", p_.normalization,
+                   "K_ij = K A_ij / norm: n (N), mean-degree (<k>) or degree (k_i)")
+        ->capture_default_str();
+    sub.add_option("--coupling-strength,-K", p_.K, "Coupling K")->capture_default_str();
+    sub.add_option("--gamma", p_.gamma, "Friction gamma")->capture_default_str();
+    sub.add_option("--noise,-D", p_.D, "Noise intensity D")->capture_default_str();
+    sub.add_option("--omega-law", p_.omega_law, "Natural frequencies: identical, gaussian, lorentzian or file")
+        ->capture_default_str();
+    sub.add_option("--omega-mean", p_.omega_mean, "Mean (gaussian) or centre (lorentzian) of the frequencies")
+        ->capture_default_str();
+    sub.add_option("--omega-width", p_.omega_width, "Standard deviation (gaussian) or half width (lorentzian)")
+        ->capture_default_str();
+    sub.add_option("--omega-file", p_.omega_file, "One frequency per oscillator, whitespace separated");
+    sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
+    sub.add_option("--steps", p_.steps, "Number of steps")->capture_default_str();
+    sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
+        ->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")->capture_default_str();
+    sub.add_option("--seed", p_.seed, "Random seed of the phases, frequencies and noise (Philox key)")
+        ->capture_default_str();
+    sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
+    sub.add_option("--noise-law", p_.noise_law, "gaussian or five-point")->capture_default_str();
+  }
+
+  report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    if (!network_kuramoto_available()) {  // `run --all` goes on with the other models
+      report::RunReport r;
+      r.model = "network-kuramoto";
+      r.status = "unavailable";
+      r.results["note"] = unavailable_note;
+      return r;
+    }
+    NetworkKuramotoParams p;
+    p.graph.n = size == cli::Size::small ? 1 << 12 : (size == cli::Size::medium ? 1 << 18 : 1 << 22);
+    if (size == cli::Size::small) p.dt = 0.02, p.steps = 1000, p.sample_every = 10;
+    return solve_and_report(p, context);
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto const& res = r.results;
+    if (r.status == "unavailable") return unavailable_note;
+    std::string s =
+        fmt::format("r(end) = {:.4f}, <r> over the second half = {:.4f}, {} couplings", res["r_final"].get<double>(),
+                    res["r_mean_second_half"].get<double>(), res["nonzeros"].get<long>());
+    if (res.contains("steps_per_second"))
+      s += fmt::format(", {:.3g} oscillator steps/s", res["steps_per_second"].get<double>());
+    return s;
+  }
+
+ private:
+  report::RunReport solve_and_report(NetworkKuramotoParams const& p, cli::Context& context) {
+    validate(p);
+    require(network_kuramoto_available(), "network-kuramoto: " + std::string(unavailable_note) +
+                                              "; configure Parity with Kokkos Kernels (docs/models/sde.md)");
+    report::RunReport r;
+    r.model = "network-kuramoto";
+    r.parameters = {{"network", p.graph.kind},
+                    {"network_file", p.network_file},
+                    {"oscillators", p.graph.n},
+                    {"mean_degree", p.graph.mean_degree},
+                    {"rewire", p.graph.rewire},
+                    {"lattice_width", p.graph.width},
+                    {"degree_exponent", p.graph.exponent},
+                    {"k_min", p.graph.k_min},
+                    {"k_max", p.graph.k_max},
+                    {"network_seed", p.graph.seed},
+                    {"normalization", p.normalization},
+                    {"K", p.K},
+                    {"gamma", p.gamma},
+                    {"D", p.D},
+                    {"omega_law", p.omega_law},
+                    {"omega_mean", p.omega_mean},
+                    {"omega_width", p.omega_width},
+                    {"omega_file", p.omega_file},
+                    {"dt", p.dt},
+                    {"steps", p.steps},
+                    {"sample_every", p.sample_every},
+                    {"bins", p.bins},
+                    {"seed", p.seed},
+                    {"stepper", p.stepper},
+                    {"noise_law", p.noise_law},
+                    {"initial_conditions", "x uniform in [0, 2 pi)"}};
+    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
+    auto const res = run(p, context.precision, context.progress, r.phases);
+    auto const& k = res.kuramoto;
+    r.iterations = k.steps_done;
+    r.timing_note =
+        "each phase: wall time between two fences; initialize includes copying the matrix to the "
+        "device; integrate = all steps plus sampling r and the histogram every sample_every steps";
+    auto& out = r.results;
+    std::vector<double> t(k.samples);
+    for (int s = 0; s < k.samples; ++s) t[s] = double(k.sample_steps[s]) * p.dt;
+    out["t"] = t;
+    out["r"] = k.r;
+    out["r_final"] = k.r.back();
+    double sum = 0;
+    int cnt = 0;
+    for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;
+    out["r_mean_second_half"] = cnt ? sum / cnt : k.r.back();
+    out["oscillators"] = res.oscillators;
+    out["nonzeros"] = res.nonzeros;
+    out["mean_degree"] = res.mean_degree;
+    out["mean_degree_squared"] = res.mean_degree_squared;
+    double const onset =
+        annealed_onset(p.normalization, p.D, res.oscillators, res.mean_degree, res.mean_degree_squared);
+    out["K_onset_annealed"] =
+        p.omega_law == "identical" && std::isfinite(onset) ? nlohmann::json(onset) : nlohmann::json(nullptr);
+    out["K_onset_note"] =
+        "identical oscillators, annealed network: K_ij = lambda A_ij synchronises above "
+        "lambda = 2 D <k> / <k^2>, expressed in this normalization's K";
+    if (!res.local_r.empty()) {
+      double m = 0;
+      for (double v : res.local_r) m += v;
+      out["local_r_mean"] = m / double(res.local_r.size());
+    }
+    out["histogram_bins"] = k.bins;
+    out["histogram_final"] = std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
+    out["flops_convention"] =
+        "per oscillator step: sincos 2, 4 per coupling, drift 5, update 3 (noise not counted); "
+        "bytes: each array touched once per pass";
+    double const steps_total = double(k.steps_done) * res.oscillators;
+    double const seconds = r.phases.seconds("parity::network_kuramoto::integrate");
+    out["work"] = {{"flops", steps_total * res.flops_per_step},
+                   {"bytes", steps_total * res.bytes_per_step},
+                   {"phase", "parity::network_kuramoto::integrate"}};
+    out["steps_total"] = steps_total;
+    out["integrate_seconds"] = seconds;
+    out["flops_per_step"] = res.flops_per_step;
+    out["bytes_per_step"] = res.bytes_per_step;
+    if (seconds > 0) out["steps_per_second"] = steps_total / seconds;
+    if (!context.output_dir.empty()) {
+      auto const& dir = context.output_dir;
+      report::write_npy(dir + "/t.npy", t, {t.size()});
+      report::write_npy(dir + "/r.npy", k.r, {k.r.size()});
+      report::write_npy(dir + "/psi.npy", k.psi, {k.psi.size()});
+      std::vector<double> centers(k.bins);
+      for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
+      report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
+      report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(k.histogram),
+                        {std::size_t(k.samples), std::size_t(k.bins)});
+      if (!res.local_r.empty()) report::write_npy(dir + "/local_r.npy", res.local_r, {res.local_r.size()});
+    }
+    return r;
+  }
+
+  NetworkKuramotoParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<cli::Command> make_network_kuramoto_command() { return std::make_unique<NetworkKuramotoCommand>(); }
+
+}  // namespace parity::sde
