@@ -84,7 +84,7 @@ class NetworkKuramotoCommand final : public cli::Command {
     if (!network_kuramoto_available()) {  // `run --all` goes on with the other models
       report::RunReport r;
       r.model = "network-kuramoto";
-      r.status = "unavailable";
+      r.status = cli::status::unavailable;
       r.results["note"] = unavailable_note;
       return r;
     }
@@ -96,7 +96,7 @@ class NetworkKuramotoCommand final : public cli::Command {
 
   std::string summarize(report::RunReport const& r) const override {
     auto const& res = r.results;
-    if (r.status == "unavailable") return unavailable_note;
+    if (r.status == cli::status::unavailable) return unavailable_note;
     std::string s =
         fmt::format("r(end) = {:.4f}, <r> over the second half = {:.4f}, {} couplings", res["r_final"].get<double>(),
                     res["r_mean_second_half"].get<double>(), res["nonzeros"].get<long>());
@@ -138,7 +138,6 @@ class NetworkKuramotoCommand final : public cli::Command {
                     {"stepper", p.stepper},
                     {"noise_law", p.noise_law},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
-    if (!context.output_dir.empty()) report::ensure_directory(context.output_dir);
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& k = res.kuramoto;
     r.iterations = k.steps_done;
@@ -186,17 +185,26 @@ class NetworkKuramotoCommand final : public cli::Command {
     out["flops_per_step"] = res.flops_per_step;
     out["bytes_per_step"] = res.bytes_per_step;
     if (seconds > 0) out["steps_per_second"] = steps_total / seconds;
-    if (!context.output_dir.empty()) {
-      auto const& dir = context.output_dir;
-      report::write_npy(dir + "/t.npy", t, {t.size()});
-      report::write_npy(dir + "/r.npy", k.r, {k.r.size()});
-      report::write_npy(dir + "/psi.npy", k.psi, {k.psi.size()});
+    r.status = cli::status::ok;
+    auto const finite = [](std::vector<double> const& v) {
+      for (double x : v)
+        if (!std::isfinite(x)) return false;
+      return true;
+    };
+    if (!finite(k.r) || !finite(k.psi)) {
+      r.status = cli::status::non_finite;
+      r.results["non_finite"] = "the order parameter r(t) or its phase is NaN or infinite: the integration diverged";
+    }
+    if (context.output) {
+      auto& o = *context.output;
+      o.npy("t", t, {t.size()});
+      o.npy("r", k.r, {k.r.size()});
+      o.npy("psi", k.psi, {k.psi.size()});
       std::vector<double> centers(k.bins);
       for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
-      report::write_npy(dir + "/x_bins.npy", centers, {centers.size()});
-      report::write_npy(dir + "/histogram.npy", std::span<const std::int32_t>(k.histogram),
-                        {std::size_t(k.samples), std::size_t(k.bins)});
-      if (!res.local_r.empty()) report::write_npy(dir + "/local_r.npy", res.local_r, {res.local_r.size()});
+      o.npy("x_bins", centers, {centers.size()});
+      o.npy("histogram", std::span<const std::int32_t>(k.histogram), {std::size_t(k.samples), std::size_t(k.bins)});
+      if (!res.local_r.empty()) o.npy("local_r", res.local_r, {res.local_r.size()});
     }
     return r;
   }
