@@ -12,6 +12,7 @@
 
 #include "models/sde/entry.hpp"
 #include "models/sde/params.hpp"
+#include "models/sde/report.hpp"
 #include "models/sde/result.hpp"
 #include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
@@ -26,16 +27,6 @@ constexpr char const* noise_law_help =
     "fifth: the same ensemble statistics to the scheme's weak order, much cheaper; no single-path accuracy)";
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
-
-bool all_finite(std::vector<double> const& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
-
-// Marks a report whose results are not finite: the run is a failure (exit 3), not a number.
-void mark_non_finite(report::RunReport& r, std::string const& what) {
-  r.status = cli::status::non_finite;
-  r.results["non_finite"] = what;
-}
 
 // Memory of an ensemble run (ensemble.hpp): per path the state (dim Real), a winding count (int)
 // and the time sums (dim double, two more in SRK2's stage copies); per sample and point the moments.
@@ -395,41 +386,20 @@ class KuramotoCommand final : public cli::Command {
     r.timing_note =
         "each phase: wall time between two fences; integrate = all steps plus sampling r and the "
         "histogram every sample_every steps";
+    auto const t = report_order_parameter(r, k, p.dt);
     auto& out = r.results;
-    std::vector<double> t(k.samples);
-    for (int s = 0; s < k.samples; ++s) t[s] = double(k.sample_steps[s]) * p.dt;
-    out["t"] = t;
-    out["r"] = k.r;
-    out["r_final"] = k.r.back();
     if (p.coupling == "all-pairs") out["column_splits"] = k.column_splits;
-    double sum = 0;
-    int cnt = 0;
-    for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;
-    out["r_mean_second_half"] = cnt ? sum / cnt : k.r.back();
     out["r_theory"] = p.omega_spread == 0 ? nlohmann::json(kuramoto_theory_r(p.K, p.D)) : nlohmann::json(nullptr);
     out["r_theory_note"] =
         "identical oscillators, N -> infinity: r = I1(K r / D) / I0(K r / D); finite N adds "
         "O(1/sqrt(N)) fluctuations";
-    out["histogram_bins"] = k.bins;
-    out["histogram_final"] = std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
     out["flops_convention"] =
         "add/sub/mul 1, fma 2, sin/cos/log/sqrt 1; Box-Muller counted (five-point variates 0), "
         "Philox integer ops not; per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
-    r.status = cli::status::ok;
-    if (!all_finite(k.r) || !all_finite(k.psi))
-      mark_non_finite(r, "the order parameter r(t) or its phase is NaN or infinite: the integration diverged");
-    if (context.output) {
-      auto& o = *context.output;
-      o.npy("t", t, {t.size()});
-      o.npy("r", k.r, {k.r.size()});
-      o.npy("psi", k.psi, {k.psi.size()});
-      std::vector<double> centers(k.bins);
-      for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
-      o.npy("x_bins", centers, {centers.size()});
-      o.npy("histogram", std::span<const std::int32_t>(k.histogram), {std::size_t(k.samples), std::size_t(k.bins)});
-    }
+    set_order_parameter_status(r, k);
+    if (context.output) write_order_parameter(*context.output, k, t);
     return r;
   }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/sde/network.hpp"
+#include "models/sde/report.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 
@@ -144,16 +145,8 @@ class NetworkKuramotoCommand final : public cli::Command {
     r.timing_note =
         "each phase: wall time between two fences; initialize includes copying the matrix to the "
         "device; integrate = all steps plus sampling r and the histogram every sample_every steps";
+    auto const t = report_order_parameter(r, k, p.dt);
     auto& out = r.results;
-    std::vector<double> t(k.samples);
-    for (int s = 0; s < k.samples; ++s) t[s] = double(k.sample_steps[s]) * p.dt;
-    out["t"] = t;
-    out["r"] = k.r;
-    out["r_final"] = k.r.back();
-    double sum = 0;
-    int cnt = 0;
-    for (int s = k.samples / 2; s < k.samples; ++s) sum += k.r[s], ++cnt;
-    out["r_mean_second_half"] = cnt ? sum / cnt : k.r.back();
     out["oscillators"] = res.oscillators;
     out["nonzeros"] = res.nonzeros;
     out["mean_degree"] = res.mean_degree;
@@ -170,8 +163,6 @@ class NetworkKuramotoCommand final : public cli::Command {
       for (double v : res.local_r) m += v;
       out["local_r_mean"] = m / double(res.local_r.size());
     }
-    out["histogram_bins"] = k.bins;
-    out["histogram_final"] = std::vector<std::int32_t>(k.histogram.end() - k.bins, k.histogram.end());
     out["flops_convention"] =
         "per oscillator step: sincos 2, 4 per coupling, drift 5, update 3 (noise not counted); "
         "bytes: each array touched once per pass";
@@ -185,26 +176,10 @@ class NetworkKuramotoCommand final : public cli::Command {
     out["flops_per_step"] = res.flops_per_step;
     out["bytes_per_step"] = res.bytes_per_step;
     if (seconds > 0) out["steps_per_second"] = steps_total / seconds;
-    r.status = cli::status::ok;
-    auto const finite = [](std::vector<double> const& v) {
-      for (double x : v)
-        if (!std::isfinite(x)) return false;
-      return true;
-    };
-    if (!finite(k.r) || !finite(k.psi)) {
-      r.status = cli::status::non_finite;
-      r.results["non_finite"] = "the order parameter r(t) or its phase is NaN or infinite: the integration diverged";
-    }
+    set_order_parameter_status(r, k);
     if (context.output) {
-      auto& o = *context.output;
-      o.npy("t", t, {t.size()});
-      o.npy("r", k.r, {k.r.size()});
-      o.npy("psi", k.psi, {k.psi.size()});
-      std::vector<double> centers(k.bins);
-      for (int b = 0; b < k.bins; ++b) centers[b] = (b + 0.5) * 2 * std::numbers::pi / k.bins;
-      o.npy("x_bins", centers, {centers.size()});
-      o.npy("histogram", std::span<const std::int32_t>(k.histogram), {std::size_t(k.samples), std::size_t(k.bins)});
-      if (!res.local_r.empty()) o.npy("local_r", res.local_r, {res.local_r.size()});
+      write_order_parameter(*context.output, k, t);
+      if (!res.local_r.empty()) context.output->npy("local_r", res.local_r, {res.local_r.size()});
     }
     return r;
   }
