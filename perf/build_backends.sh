@@ -10,6 +10,7 @@
 #   CUDA_ARCH         CMAKE_CUDA_ARCHITECTURES (default 90: Hopper)
 #   PEERS=ON          also build the peers (hcubature-peer; needs libcubature-dev)
 #   JOBS              parallel build jobs (default: all cores)
+#   TESTS=OFF         build only the executables, not parity-tests-<backend> (measurement-only runs)
 # Other dependencies are found through CMAKE_PREFIX_PATH as usual. Build trees: build/bench-<backend>.
 set -euo pipefail
 bin=${1:?usage: perf/build_backends.sh BIN_DIR [serial openmp cuda]}
@@ -39,11 +40,13 @@ for backend in "${backends[@]}"; do
   echo "== building $backend against $root"
   cmake "${args[@]}" -DKokkos_ROOT="$root" >"$bin/configure-$backend.log" 2>&1 ||
     { tail -n 30 "$bin/configure-$backend.log"; exit 1; }
-  targets=(parity-"$backend" parity-tests-"$backend")
+  targets=(parity-"$backend")
+  [[ ${TESTS:-ON} == OFF ]] || targets+=(parity-tests-"$backend")
   [[ $backend == openmp && ${PEERS:-OFF} == ON ]] && targets+=(hcubature-peer)
   cmake --build "$here/build/bench-$backend" -j "$jobs" --target "${targets[@]}" >"$bin/build-$backend.log" 2>&1 ||
     { tail -n 40 "$bin/build-$backend.log"; exit 1; }
-  cp "$here/build/bench-$backend/backends/parity-$backend" "$here/build/bench-$backend/tests/parity-tests-$backend" "$bin/"
+  cp "$here/build/bench-$backend/backends/parity-$backend" "$bin/"
+  [[ ${TESTS:-ON} == OFF ]] || cp "$here/build/bench-$backend/tests/parity-tests-$backend" "$bin/"
   [[ $backend == openmp && ${PEERS:-OFF} == ON ]] && cp "$here/build/bench-$backend/perf/peers/hcubature-peer" "$bin/"
 done
 echo "== built into $bin: $(ls "$bin" | grep -v '\.log$' | tr '\n' ' ')"
