@@ -374,7 +374,8 @@ def git_commit() -> str:
         return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).parent, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        # A copied tree without its history (e.g. on a GPU machine) names its commit this way.
+        return os.environ.get("PARITY_COMMIT", "unknown")
 
 
 def main(argv=None) -> int:
