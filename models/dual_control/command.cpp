@@ -191,8 +191,8 @@ class Command final : public cli::Command {
           fmt::format("({},{},{})", ref["x"].get<double>(), ref["mu"].get<double>(), ref["Sigma"].get<double>()),
           ref["V"].get<double>(), ref["u"].get<double>());
     }
-    if (auto const stage = res.value("stopped_in", "converged"); stage != "converged")
-      s += fmt::format(" (stopped by --max-iter in the {})", stage);
+    if (auto const& stopped = res["stopped"]; !stopped.is_null())
+      s += fmt::format(" (stopped by --max-iter in the {})", stopped["stage"].get<std::string>());
     return s;
   }
 
@@ -273,8 +273,11 @@ class Command final : public cli::Command {
         {"grid_point_updates_per_second", main_seconds > 0 ? double(points) * res.iterations / main_seconds : 0.0},
         {"history", {{"residual", res.residual_history}}}};
     // Which solve stopped: an optimal run whose cap was spent by the myopic start never reached a
-    // Bellman sweep, and "0 iterations" alone would not say why.
-    r.results["stopped_in"] = res.converged ? std::string("converged") : res.stopped_in;
+    // Bellman sweep, and "0 iterations" alone would not say why. The same shape as Krusell-Smith's.
+    r.results["stopped"] =
+        res.converged ? nlohmann::json(nullptr)
+                      : nlohmann::json{{"stage", res.stopped_in},
+                                       {"reason", fmt::format("--max-iter {} reached in the {}", p.max_iter, res.stopped_in)}};
     if (p.policy == Policy::optimal) {
       r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;

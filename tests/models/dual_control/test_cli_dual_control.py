@@ -62,7 +62,8 @@ class DualControlCli(CliTestCase):
             with open(path) as f:
                 doc = json.load(f)
         self.assertEqual(doc["status"], "not_converged")
-        self.assertEqual(doc["results"]["stopped_in"], "myopic warm start")
+        self.assertEqual(doc["results"]["stopped"]["stage"], "myopic warm start")
+        self.assertIn("--max-iter 1", doc["results"]["stopped"]["reason"])
 
     def test_grid_that_cannot_fit_is_refused(self):
         r = parity("--grid", "1000,1000,1000", timeout=30)
