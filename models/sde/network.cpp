@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "parity/run/errors.hpp"
@@ -327,6 +328,51 @@ void validate(NetworkKuramotoParams const& p) {
   require(p.noise_law == "gaussian" || p.noise_law == "five-point", "--noise-law must be gaussian or five-point");
   require((p.steps + p.sample_every - 1) / p.sample_every <= 10000000L / p.bins,
           "too many samples * bins to record; raise --sample-every");
+  require(p.replicas >= 1 && p.replicas <= 4096, "--replicas must be in [1, 4096]");
+  require(p.storage == "sparse" || p.storage == "dense" || p.storage == "auto",
+          "--storage must be sparse, dense or auto (got '" + p.storage + "')");
+  require(p.storage != "dense" || p.graph.kind == "file" || p.graph.n <= max_dense_oscillators,
+          "--storage dense holds N^2 couplings: --oscillators must be at most " +
+              std::to_string(max_dense_oscillators) + "; use --storage sparse");
+  require(p.graph.kind == "file" || std::int64_t(p.graph.n) * p.replicas < (std::int64_t(1) << 31),
+          "--oscillators times --replicas must be below 2^31");
+}
+
+std::string resolve_storage(std::string const& storage, int n, std::int64_t nonzeros, int real_bytes) {
+  double const dense_bytes = double(n) * double(n) * real_bytes;
+  double const sparse_bytes = double(nonzeros) * (4 + real_bytes) + 4.0 * (n + 1);
+  if (storage == "dense") {
+    require(n <= max_dense_oscillators, "--storage dense holds N^2 couplings: N = " + std::to_string(n) +
+                                            " is above " + std::to_string(max_dense_oscillators) +
+                                            "; use --storage sparse");
+    return "dense";
+  }
+  if (storage == "sparse") return "sparse";
+  require(storage == "auto", "--storage must be sparse, dense or auto (got '" + storage + "')");
+  return n <= max_dense_oscillators && dense_bytes <= sparse_bytes ? "dense" : "sparse";
+}
+
+// One step of R replicas, w bytes a real, N R = M phases. A coupling evaluation is three passes
+// and a product: sin/cos (x read, [s c] written: 3 M w), the product (the matrix read once for all
+// replicas: CRS row map 4 (N + 1) plus 4 + w per nonzero, or N^2 w dense; [s c] read and [A B]
+// written: 4 M w), the drift (s c A B read, f written, omega read when frequencies differ:
+// (5 + om) M w). Updates: Euler x f read, x written (3 M w); SRK2 predictor x f0 read, xp written
+// and corrector x f0 f1 read, x written (7 M w), with two coupling evaluations. Flops: 2 for a
+// sin/cos pair, 2 x 2 per coupling per replica (a multiply-add into A and into B), 5 in the drift,
+// 3 in an Euler or predictor update and 4 in the corrector; noise and the samples of r(t) and the
+// histogram (every sample_every steps) are not counted.
+NetworkStepWork network_step_work(int n, std::int64_t nonzeros, int replicas, int real_bytes, bool dense,
+                                  bool varied_omega, bool srk2) {
+  double const w = real_bytes, m = double(n) * replicas, om = varied_omega ? 1 : 0;
+  double const couplings = dense ? double(n) * double(n) : double(nonzeros);
+  NetworkStepWork work;
+  work.matrix_bytes = dense ? couplings * w : couplings * (4 + w) + 4.0 * (n + 1);
+  double const eval_bytes = work.matrix_bytes + (3 + 4 + 5 + om) * m * w;
+  double const eval_flops = 4 * couplings * replicas + (2 + 5) * m;
+  int const evals = srk2 ? 2 : 1;
+  work.bytes = evals * eval_bytes + (srk2 ? 7 : 3) * m * w;
+  work.flops = evals * eval_flops + (srk2 ? 7 : 3) * m;
+  return work;
 }
 
 Network build_coupling(NetworkKuramotoParams const& p) {

@@ -80,7 +80,26 @@ struct NetworkKuramotoParams {
   std::string stepper = "srk2";  // srk2 | euler
   std::string noise_law = "gaussian";  // gaussian | five-point
   bool local_order = true;  // r_i at the end (one more sparse product)
+  int replicas = 1;  // R independent realizations sharing K; replica r is keyed by seed + r
+  std::string storage = "auto";  // sparse (CRS, spmv) | dense (N x N, gemm) | auto
 };
+
+// The largest N the dense storage accepts (N^2 words: 8 GiB in double).
+inline constexpr int max_dense_oscillators = 1 << 15;
+
+// "sparse" or "dense" for `storage` (sparse | dense | auto): auto picks the layout that reads fewer
+// bytes per product, dense when N^2 w <= nonzeros (4 + w) + 4 (N + 1) (w = real_bytes) and N is at
+// most max_dense_oscillators. Throws InvalidInput naming --storage for a dense N that is too large.
+std::string resolve_storage(std::string const& storage, int n, std::int64_t nonzeros, int real_bytes);
+
+// Modelled memory traffic and arithmetic of one step of all R replicas (each array touched once per
+// pass, the bandwidth floor): see network_step_work in network.cpp for the passes counted.
+struct NetworkStepWork {
+  double bytes = 0, flops = 0;
+  double matrix_bytes = 0;  // of one coupling product (read once for all replicas)
+};
+NetworkStepWork network_step_work(int n, std::int64_t nonzeros, int replicas, int real_bytes, bool dense,
+                                  bool varied_omega, bool srk2);
 
 // Checks the options that do not need the network; throws InvalidInput naming the option.
 void validate(NetworkKuramotoParams const& p);
@@ -88,14 +107,15 @@ void validate(NetworkKuramotoParams const& p);
 Network build_coupling(NetworkKuramotoParams const& p);
 
 struct NetworkKuramotoRunResult {
-  KuramotoResult kuramoto;  // r(t), psi(t), histograms, as the all-to-all model
-  std::vector<double> local_r;  // [N] |sum_j K_ij e^{i x_j}| / sum_j K_ij at the end (0: isolated)
-  int oscillators = 0;
+  KuramotoResult kuramoto;  // replica 0: r(t), psi(t), histograms, as the all-to-all model
+  std::vector<KuramotoResult> replicas;  // all R replicas (replicas[0] is `kuramoto`)
+  std::vector<double> local_r;  // [R][N] |sum_j K_ij e^{i x_j}| / sum_j K_ij at the end (0: isolated)
+  int oscillators = 0, replica_count = 1;
   std::int64_t nonzeros = 0;
+  std::string storage;  // sparse | dense, as integrated
   double mean_degree = 0, mean_degree_squared = 0;  // <k>, <k^2> of the adjacency
   double dt = 0;
-  double flops_per_step = 0;  // per oscillator step
-  double bytes_per_step = 0;  // per oscillator step, each array touched once per pass
+  NetworkStepWork work;  // per step of all replicas
 };
 
 // True when this build has Kokkos Kernels (the network model needs it).

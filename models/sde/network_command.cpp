@@ -77,6 +77,14 @@ class NetworkKuramotoCommand final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
     sub.add_option("--noise-law", p_.noise_law, "gaussian or five-point")->capture_default_str();
+    sub.add_option("--replicas", p_.replicas,
+                   "Independent realizations sharing K, integrated together (one product with 2 R columns); "
+                   "replica r is the run with seed + r")
+        ->capture_default_str();
+    sub.add_option("--storage", p_.storage,
+                   "Coupling matrix: sparse (CRS, spmv), dense (N x N, gemm; N <= 2^15) or auto (the one that "
+                   "reads fewer bytes)")
+        ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
@@ -138,6 +146,8 @@ class NetworkKuramotoCommand final : public cli::Command {
                     {"seed", p.seed},
                     {"stepper", p.stepper},
                     {"noise_law", p.noise_law},
+                    {"replicas", p.replicas},
+                    {"storage", p.storage},
                     {"initial_conditions", "x uniform in [0, 2 pi)"}};
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& k = res.kuramoto;
@@ -145,9 +155,11 @@ class NetworkKuramotoCommand final : public cli::Command {
     r.timing_note =
         "each phase: wall time between two fences; initialize includes copying the matrix to the "
         "device; integrate = all steps plus sampling r and the histogram every sample_every steps";
-    auto const t = report_order_parameter(r, k, p.dt);
+    auto const t = report_order_parameter(r, k, p.dt);  // replica 0
     auto& out = r.results;
     out["oscillators"] = res.oscillators;
+    out["replicas"] = res.replica_count;
+    out["storage"] = res.storage;
     out["nonzeros"] = res.nonzeros;
     out["mean_degree"] = res.mean_degree;
     out["mean_degree_squared"] = res.mean_degree_squared;
@@ -158,28 +170,55 @@ class NetworkKuramotoCommand final : public cli::Command {
     out["K_onset_note"] =
         "identical oscillators, annealed network: K_ij = lambda A_ij synchronises above "
         "lambda = 2 D <k> / <k^2>, expressed in this normalization's K";
+    if (res.replica_count > 1) {
+      // Every replica's r(end) and its time average over the second half: the spread across
+      // independent realizations.
+      std::vector<double> ends, means;
+      for (auto const& rep : res.replicas) {
+        ends.push_back(rep.r.back());
+        double m = 0;
+        std::size_t const from = rep.r.size() / 2;
+        for (std::size_t s = from; s < rep.r.size(); ++s) m += rep.r[s];
+        means.push_back(m / double(rep.r.size() - from));
+      }
+      out["replica_r_final"] = ends;
+      out["replica_r_mean_second_half"] = means;
+    }
     if (!res.local_r.empty()) {
       double m = 0;
       for (double v : res.local_r) m += v;
       out["local_r_mean"] = m / double(res.local_r.size());
     }
     out["flops_convention"] =
-        "per oscillator step: sincos 2, 4 per coupling, drift 5, update 3 (noise not counted); "
-        "bytes: each array touched once per pass";
-    double const steps_total = double(k.steps_done) * res.oscillators;
+        "per step of all replicas: sincos 2, 4 per coupling per replica (dense: N^2 couplings), drift 5, "
+        "updates 3 (Euler) or 3 + 4 (SRK2), noise not counted; bytes: each array touched once per pass, "
+        "the matrix once per product";
+    double const steps = double(k.steps_done);
     double const seconds = r.phases.seconds("parity::network_kuramoto::integrate");
-    out["work"] = {{"flops", steps_total * res.flops_per_step},
-                   {"bytes", steps_total * res.bytes_per_step},
+    out["work"] = {{"flops", steps * res.work.flops},
+                   {"bytes", steps * res.work.bytes},
                    {"phase", "parity::network_kuramoto::integrate"}};
-    out["steps_total"] = steps_total;
+    out["steps_total"] = steps * res.oscillators * res.replica_count;  // oscillator steps
     out["integrate_seconds"] = seconds;
-    out["flops_per_step"] = res.flops_per_step;
-    out["bytes_per_step"] = res.bytes_per_step;
-    if (seconds > 0) out["steps_per_second"] = steps_total / seconds;
+    out["flops_per_step"] = res.work.flops;
+    out["bytes_per_step"] = res.work.bytes;
+    out["matrix_bytes_per_product"] = res.work.matrix_bytes;
+    if (seconds > 0) {
+      out["steps_per_second"] = steps * res.oscillators * res.replica_count / seconds;
+      out["seconds_per_step"] = seconds / steps;
+      out["achieved_bandwidth_GBps"] = steps * res.work.bytes / seconds * 1e-9;
+      out["achieved_gflops"] = steps * res.work.flops / seconds * 1e-9;
+    }
     set_order_parameter_status(r, k);
     if (context.output) {
       write_order_parameter(*context.output, k, t);
-      if (!res.local_r.empty()) context.output->npy("local_r", res.local_r, {res.local_r.size()});
+      if (!res.local_r.empty()) {
+        if (res.replica_count > 1)
+          context.output->npy("local_r", res.local_r,
+                              {std::size_t(res.replica_count), std::size_t(res.oscillators)});
+        else
+          context.output->npy("local_r", res.local_r, {res.local_r.size()});
+      }
     }
     return r;
   }

@@ -1,12 +1,15 @@
 #pragma once
-// Noisy Kuramoto oscillators coupled through a sparse matrix (needs Kokkos Kernels):
+// Noisy Kuramoto oscillators coupled through a matrix (needs Kokkos Kernels):
 //   gamma x_i' = omega_i + sum_j K_ij sin(x_j - x_i) + sqrt(2 gamma D) xi_i(t).
-// The coupling sum is cos x_i (K s)_i - sin x_i (K c)_i with s = sin x, c = cos x: one
-// KokkosSparse::spmv of the N x 2 block [s c] per drift evaluation, so a step costs O(nonzeros).
+// The coupling sum is cos x_i (K s)_i - sin x_i (K c)_i with s = sin x, c = cos x: one product of K
+// with the N x 2R block [s_0 c_0 ... s_{R-1} c_{R-1}] of R replicas per drift evaluation, a
+// KokkosSparse::spmv of a CRS matrix (O(nonzeros) per step) or, for dense K, a KokkosBlas::gemm
+// (the matrix read once for all replicas, 2 R columns; one gemm rather than two gemv reads K once).
 // The steppers, the noise (KuramotoNoise: the same variate of oscillator i at step s as the
 // mean-field and all-pairs kernels), the initial phases and the order-parameter records are
 // those of kuramoto.hpp, so K_ij = K / N on the complete graph integrates the mean-field
-// realization to rounding.
+// realization to rounding. Replica r is keyed by seed + r: it is the one-replica run with that seed.
+#include <KokkosBlas3_gemm.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
@@ -25,18 +28,21 @@
 namespace parity::sde {
 
 enum class FrequencyLaw { gaussian, lorentzian };
+enum class CouplingStorage { sparse, dense };
 
 struct NetworkKuramotoConfig {
   double gamma = 1, D = 1;
   double omega_mean = 0, omega_width = 0;  // omega_i = mean + width z_i (width 0: identical)
   FrequencyLaw omega_law = FrequencyLaw::gaussian;  // z_i standard normal or standard Cauchy
-  std::vector<double> omega;  // given frequencies (overrides the law when not empty)
-  std::vector<double> initial_phases;  // given x_i(0) (default: uniform in [0, 2 pi))
+  std::vector<double> omega;  // given frequencies (overrides the law when not empty; all replicas)
+  std::vector<double> initial_phases;  // given x_i(0) (default: uniform in [0, 2 pi); all replicas)
   double dt = 0.01;
   long steps = 2000;
   int sample_every = 10;
   int bins = 64;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // replica r: seed + r (phases, frequencies, noise)
+  int replicas = 1;
+  CouplingStorage storage = CouplingStorage::sparse;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;
   bool local_order = false;  // r_i at the end
@@ -49,6 +55,8 @@ template <class ExecSpace, class Real>
 using NetworkMatrix =
     KokkosSparse::CrsMatrix<Real, int, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>, void, int>;
 
+// N x M blocks, column-major: a replica's phases (or its sin and cos) are contiguous columns,
+// as spmv and gemm take them.
 template <class ExecSpace, class Real>
 using Block = Kokkos::View<Real**, Kokkos::LayoutLeft, typename ExecSpace::memory_space>;
 
@@ -73,59 +81,134 @@ NetworkMatrix<ExecSpace, Real> to_device_matrix(ExecSpace const& space, Network 
   return Matrix("parity::sde::network_matrix", n, n, nnz, vals, rows, cols);
 }
 
-// [A B] = K [sin x, cos x] into ab; sc keeps [sin x, cos x] for the caller.
-template <class ExecSpace, class Real, class Matrix>
-void network_coupling_sums(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                           Matrix const& kmat, Block<ExecSpace, Real> const& sc, Block<ExecSpace, Real> const& ab) {
+// The CRS matrix scattered into a zeroed dense N x N matrix on the device (no N^2 host copy).
+template <class ExecSpace, class Real>
+Block<ExecSpace, Real> to_dense(ExecSpace const& space, NetworkMatrix<ExecSpace, Real> const& kmat) {
+  int const n = int(kmat.numRows());
+  Block<ExecSpace, Real> dense(Kokkos::view_alloc(space, "parity::sde::network_dense_coupling"), n, n);
+  auto const rows = kmat.graph.row_map;
+  auto const cols = kmat.graph.entries;
+  auto const vals = kmat.values;
   Kokkos::parallel_for(
-      "parity::sde::network_kuramoto_sincos", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
-      KOKKOS_LAMBDA(int i) {
-        Real sn, cs;
-        sincos_phase(x(i), sn, cs);
-        sc(i, 0) = sn;
-        sc(i, 1) = cs;
+      "parity::sde::network_kuramoto_densify", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+        for (int e = rows(i); e < rows(i + 1); ++e) dense(i, cols(e)) = vals(e);
       });
-  KokkosSparse::spmv(space, "N", Real(1), kmat, sc, Real(0), ab);
+  return dense;
 }
 
-// f(i) = (omega_i + cos x_i A_i - sin x_i B_i) / gamma.
-template <class ExecSpace, class Real, class Matrix>
-void network_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                   OmegaOf<ExecSpace, Real> const& omega, Matrix const& kmat, Real inv_gamma,
-                   Block<ExecSpace, Real> const& sc, Block<ExecSpace, Real> const& ab,
-                   Kokkos::View<Real*, typename ExecSpace::memory_space> const& f) {
-  network_coupling_sums<ExecSpace, Real>(space, x, kmat, sc, ab);
+// The coupling matrix in the storage that products use.
+template <class ExecSpace, class Real>
+struct NetworkCoupling {
+  NetworkMatrix<ExecSpace, Real> sparse;
+  Block<ExecSpace, Real> dense;  // extent 0 unless dense
+};
+
+// [A B] = K [s c] (2 R columns) by spmv or gemm.
+template <class ExecSpace, class Real>
+void coupling_product(ExecSpace const& space, NetworkCoupling<ExecSpace, Real> const& k, Block<ExecSpace, Real> const& sc,
+                      Block<ExecSpace, Real> const& ab) {
+  if (k.dense.extent(0) > 0)
+    KokkosBlas::gemm(space, "N", "N", Real(1), k.dense, sc, Real(0), ab);
+  else
+    KokkosSparse::spmv(space, "N", Real(1), k.sparse, sc, Real(0), ab);
+}
+
+// [s_r c_r] of every replica r into columns 2r, 2r + 1, then the product into ab.
+template <class ExecSpace, class Real>
+void network_coupling_sums(ExecSpace const& space, Block<ExecSpace, Real> const& x, NetworkCoupling<ExecSpace, Real> const& k,
+                           Block<ExecSpace, Real> const& sc, Block<ExecSpace, Real> const& ab) {
+  int const n = int(x.extent(0));
   Kokkos::parallel_for(
-      "parity::sde::network_kuramoto_drift", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
-      KOKKOS_LAMBDA(int i) { f(i) = (omega(i) + (sc(i, 1) * ab(i, 0) - sc(i, 0) * ab(i, 1))) * inv_gamma; });
+      "parity::sde::network_kuramoto_sincos", Kokkos::RangePolicy<ExecSpace>(space, 0, n * int(x.extent(1))),
+      KOKKOS_LAMBDA(int t) {
+        int const i = t % n, r = t / n;
+        Real sn, cs;
+        sincos_phase(x(i, r), sn, cs);
+        sc(i, 2 * r) = sn;
+        sc(i, 2 * r + 1) = cs;
+      });
+  coupling_product<ExecSpace, Real>(space, k, sc, ab);
+}
+
+// omega_ir, or the common value when all are equal (no memory read).
+template <class ExecSpace, class Real>
+struct BlockOmega {
+  Block<ExecSpace, Real> omega;
+  Real common;
+  bool uniform;
+  KOKKOS_INLINE_FUNCTION Real operator()(int i, int r) const { return uniform ? common : omega(i, r); }
+};
+
+// f(i, r) = (omega_ir + cos x_ir A_ir - sin x_ir B_ir) / gamma.
+template <class ExecSpace, class Real>
+void network_drift(ExecSpace const& space, Block<ExecSpace, Real> const& x, BlockOmega<ExecSpace, Real> const& omega,
+                   NetworkCoupling<ExecSpace, Real> const& k, Real inv_gamma, Block<ExecSpace, Real> const& sc,
+                   Block<ExecSpace, Real> const& ab, Block<ExecSpace, Real> const& f) {
+  network_coupling_sums<ExecSpace, Real>(space, x, k, sc, ab);
+  int const n = int(x.extent(0));
+  Kokkos::parallel_for(
+      "parity::sde::network_kuramoto_drift", Kokkos::RangePolicy<ExecSpace>(space, 0, n * int(x.extent(1))),
+      KOKKOS_LAMBDA(int t) {
+        int const i = t % n, r = t / n;
+        f(i, r) = (omega(i, r) + (sc(i, 2 * r + 1) * ab(i, 2 * r) - sc(i, 2 * r) * ab(i, 2 * r + 1))) * inv_gamma;
+      });
+}
+
+// out = x + a (f0 [+ f1]) + g dW(step), wrapped when `wrap`; replica r's noise is keyed by seed + r
+// (the expression of all_pairs_update, so one replica integrates as the all-to-all kernels).
+template <class ExecSpace, class Real, class Noise>
+void network_update(ExecSpace const& space, Block<ExecSpace, Real> const& x, Block<ExecSpace, Real> const& f0,
+                    Block<ExecSpace, Real> const& f1, Real a, Noise const& noise, long step, bool wrap,
+                    Block<ExecSpace, Real> const& out) {
+  bool const two = f1.extent(0) > 0;
+  int const n = int(x.extent(0));
+  Kokkos::parallel_for(
+      "parity::sde::network_kuramoto_update", Kokkos::RangePolicy<ExecSpace>(space, 0, n * int(x.extent(1))),
+      KOKKOS_LAMBDA(int t) {
+        int const i = t % n, r = t / n;
+        Noise replica = noise;
+        replica.seed = noise.seed + std::uint64_t(r);
+        Real const gdw = replica.one(step, i);
+        Real y = two ? x(i, r) + (f0(i, r) + f1(i, r)) * a + gdw : x(i, r) + f0(i, r) * a + gdw;
+        out(i, r) = wrap ? wrap_phase(y) : y;
+      });
 }
 
 // Initial phases uniform in [0, 2 pi) and frequencies omega_mean + width z_i, drawn from oscillator
-// i's initial-state stream exactly as kuramoto_initialize draws them (Gaussian z: the same numbers).
+// i's initial-state stream of key seed + r exactly as kuramoto_initialize draws them (Gaussian z:
+// the same numbers).
 template <class ExecSpace, class Real>
-void network_initialize(ExecSpace const& space, NetworkKuramotoConfig const& c,
-                        Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                        Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega) {
+void network_initialize(ExecSpace const& space, NetworkKuramotoConfig const& c, Block<ExecSpace, Real> const& x,
+                        Block<ExecSpace, Real> const& omega) {
   std::uint64_t const seed = c.seed;
   Real const om = Real(c.omega_mean), width = Real(c.omega_width);
   bool const cauchy = c.omega_law == FrequencyLaw::lorentzian;
+  int const n = int(x.extent(0));
   Kokkos::parallel_for(
-      "parity::sde::network_kuramoto_initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
-      KOKKOS_LAMBDA(int i) {
-        random::PhiloxStream<Real> rng(seed, std::uint64_t(i) | initial_state_stream_bit);
-        x(i) = wrap_phase(Real(2) * Kokkos::numbers::pi_v<Real> * rng.uniform());
+      "parity::sde::network_kuramoto_initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, n * int(x.extent(1))),
+      KOKKOS_LAMBDA(int t) {
+        int const i = t % n, r = t / n;
+        random::PhiloxStream<Real> rng(seed + std::uint64_t(r), std::uint64_t(i) | initial_state_stream_bit);
+        x(i, r) = wrap_phase(Real(2) * Kokkos::numbers::pi_v<Real> * rng.uniform());
         // Standard Cauchy by inversion; uniform() is in (0, 1), so tan stays finite.
         Real const z = cauchy ? Kokkos::tan(Kokkos::numbers::pi_v<Real> * (rng.uniform() - Real(0.5))) : rng.normal();
-        omega(i) = om + width * z;
+        omega(i, r) = om + width * z;
       });
 }
 
+// The same N values into every column of `to`.
 template <class ExecSpace, class Real>
-void copy_to_device(ExecSpace const& space, std::vector<double> const& from,
-                    Kokkos::View<Real*, typename ExecSpace::memory_space> const& to) {
+void copy_columns_to_device(ExecSpace const& space, std::vector<double> const& from, Block<ExecSpace, Real> const& to) {
   auto h = Kokkos::create_mirror_view(to);
-  for (std::size_t i = 0; i < from.size(); ++i) h(i) = Real(from[i]);
+  for (std::size_t r = 0; r < to.extent(1); ++r)
+    for (std::size_t i = 0; i < from.size(); ++i) h(i, r) = Real(from[i]);
   Kokkos::deep_copy(space, to, h);
+}
+
+// Column r of a column-major block as the 1-D view the kuramoto.hpp records take.
+template <class ExecSpace, class Real>
+Kokkos::View<Real*, typename ExecSpace::memory_space> column(Block<ExecSpace, Real> const& b, int r) {
+  return Kokkos::View<Real*, typename ExecSpace::memory_space>(b.data() + std::size_t(r) * b.stride(1), b.extent(0));
 }
 
 }  // namespace detail
@@ -136,39 +219,49 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
                                                     Network const& coupling, run::Progress& progress,
                                                     run::PhaseTimes& times) {
   using Mem = typename ExecSpace::memory_space;
-  int const n = coupling.n, samples = int((c.steps + c.sample_every - 1) / c.sample_every);
+  using BlockT = detail::Block<ExecSpace, Real>;
+  int const n = coupling.n, nr = c.replicas, samples = int((c.steps + c.sample_every - 1) / c.sample_every);
+  int const bins = c.bins > 0 ? c.bins : 1;
   NetworkKuramotoRunResult out;
-  KuramotoResult& r = out.kuramoto;
-  r.samples = samples;
-  r.bins = c.bins;
-  Kokkos::View<Real*, Mem> x(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_phase"), n);
-  Kokkos::View<Real*, Mem> omega(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_omega"), n);
-  Kokkos::View<Real*, Mem> f0(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_drift"), n), f1, xp;
+  BlockT x(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_phase"), n, nr);
+  BlockT omega(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_omega"), n, nr);
+  BlockT f0(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_drift"), n, nr), f1, xp;
   if (c.stepper == Stepper::srk2) {
-    f1 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_drift_predicted"), n);
-    xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_phase_predicted"), n);
+    f1 = BlockT(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_drift_predicted"), n, nr);
+    xp = BlockT(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_phase_predicted"), n, nr);
   }
-  detail::Block<ExecSpace, Real> sc(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_sincos"), n, 2);
-  detail::Block<ExecSpace, Real> ab(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_coupling_sums"), n, 2);
+  BlockT sc(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_sincos"), n, 2 * nr);
+  BlockT ab(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_coupling_sums"), n, 2 * nr);
   detail::SinCos<Mem> sums("parity::sde::network_kuramoto_sums");
-  Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_order"), samples, 2);
-  Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_histogram"), samples,
-                                c.bins > 0 ? c.bins : 1);
+  // Each replica's r, psi and histograms, recorded by the all-to-all model's kernels.
+  std::vector<Kokkos::View<double**, Mem>> order(nr);
+  std::vector<Kokkos::View<int**, Mem>> hist(nr);
+  for (int r = 0; r < nr; ++r) {
+    order[r] = Kokkos::View<double**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_order"), samples, 2);
+    hist[r] = Kokkos::View<int**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_histogram"), samples,
+                                       bins);
+  }
   Real const dt = Real(c.dt), inv_gamma = Real(1.0 / c.gamma);
   bool const identical = c.omega.empty() && c.omega_width == 0;
-  detail::OmegaOf<ExecSpace, Real> const om{omega, Real(c.omega_mean), identical};
-  detail::NetworkMatrix<ExecSpace, Real> kmat;
+  detail::BlockOmega<ExecSpace, Real> const om{omega, Real(c.omega_mean), identical};
+  detail::NetworkCoupling<ExecSpace, Real> kmat;
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::network_kuramoto::initialize");
-    kmat = detail::to_device_matrix<ExecSpace, Real>(space, coupling);
+    kmat.sparse = detail::to_device_matrix<ExecSpace, Real>(space, coupling);
+    if (c.storage == CouplingStorage::dense) {
+      kmat.dense = detail::to_dense<ExecSpace, Real>(space, kmat.sparse);
+      kmat.sparse = {};
+    }
     detail::network_initialize<ExecSpace, Real>(space, c, x, omega);
-    if (!c.omega.empty()) detail::copy_to_device<ExecSpace, Real>(space, c.omega, omega);
+    if (!c.omega.empty()) detail::copy_columns_to_device<ExecSpace, Real>(space, c.omega, omega);
     if (!c.initial_phases.empty()) {
       std::vector<double> wrapped(c.initial_phases);
       for (auto& v : wrapped) v -= std::floor(v / (2 * std::numbers::pi)) * (2 * std::numbers::pi);
-      detail::copy_to_device<ExecSpace, Real>(space, wrapped, x);
+      detail::copy_columns_to_device<ExecSpace, Real>(space, wrapped, x);
     }
   }
+  std::vector<long> sample_steps;
+  long steps_done = 0;
   auto integrate_steps = [&](auto const& noise) {
     Kokkos::Timer clock;
     double last = -1;
@@ -178,25 +271,28 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
       for (; step < end; ++step) {
         detail::network_drift<ExecSpace, Real>(space, x, om, kmat, inv_gamma, sc, ab, f0);
         if (c.stepper == Stepper::srk2) {
-          detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp);
+          detail::network_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp);
           detail::network_drift<ExecSpace, Real>(space, xp, om, kmat, inv_gamma, sc, ab, f1);
-          detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x);
+          detail::network_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x);
         } else {
-          detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x);
+          detail::network_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x);
         }
       }
-      detail::kuramoto_sums<ExecSpace, Real>(space, x, sums);
-      detail::kuramoto_record<ExecSpace, Real>(space, x, sums, s, c.bins, order, hist);
-      r.sample_steps.push_back(step);
+      for (int r = 0; r < nr; ++r) {
+        auto const xr = detail::column<ExecSpace, Real>(x, r);
+        detail::kuramoto_sums<ExecSpace, Real>(space, xr, sums);
+        detail::kuramoto_record<ExecSpace, Real>(space, xr, sums, s, c.bins, order[r], hist[r]);
+      }
+      sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::network_kuramoto_progress");
         last = clock.seconds();
-        progress.update(
-            {"network kuramoto steps", step, -1.0, last,
-             std::to_string(step) + "/" + std::to_string(c.steps) + " steps, " + std::to_string(n) + " oscillators"});
+        progress.update({"network kuramoto steps", step, -1.0, last,
+                         std::to_string(step) + "/" + std::to_string(c.steps) + " steps, " + std::to_string(n) +
+                             " oscillators" + (nr > 1 ? " x " + std::to_string(nr) + " replicas" : "")});
       }
     }
-    r.steps_done = step;
+    steps_done = step;
   };
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::network_kuramoto::integrate");
@@ -207,34 +303,47 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
       integrate_steps(detail::KuramotoNoise<NoiseLaw::gaussian, Real>(c.seed, n, scale));
   }
   timing::ScopedPhase<ExecSpace> phase(space, times, "parity::network_kuramoto::observables");
-  auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order);
-  for (int s = 0; s < samples; ++s) r.r.push_back(oh(s, 0)), r.psi.push_back(oh(s, 1));
-  if (c.bins > 0) {
-    auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
-    for (int s = 0; s < samples; ++s)
-      for (int b = 0; b < c.bins; ++b) r.histogram.push_back(hh(s, b));
+  auto const xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.keep_positions ? x : BlockT());
+  out.replicas.resize(nr);
+  for (int r = 0; r < nr; ++r) {
+    KuramotoResult& k = out.replicas[r];
+    k.samples = samples;
+    k.bins = c.bins;
+    k.sample_steps = sample_steps;
+    k.steps_done = steps_done;
+    auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order[r]);
+    for (int s = 0; s < samples; ++s) k.r.push_back(oh(s, 0)), k.psi.push_back(oh(s, 1));
+    if (c.bins > 0) {
+      auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist[r]);
+      for (int s = 0; s < samples; ++s)
+        for (int b = 0; b < c.bins; ++b) k.histogram.push_back(hh(s, b));
+    }
+    if (c.keep_positions)
+      for (int i = 0; i < n; ++i) k.positions.push_back(xh(i, r));
   }
-  if (c.keep_positions) {
-    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-    r.positions.assign(xh.data(), xh.data() + n);
-  }
+  out.kuramoto = out.replicas[0];
   if (c.local_order) {
-    // r_i = |sum_j K_ij e^{i x_j}| / sum_j K_ij: the same sparse product as the drift.
+    // r_i = |sum_j K_ij e^{i x_j}| / sum_j K_ij: the same product as the drift.
     detail::network_coupling_sums<ExecSpace, Real>(space, x, kmat, sc, ab);
     auto abh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ab);
     auto const w = coupling.strengths();
-    out.local_r.resize(n);
-    for (int i = 0; i < n; ++i)
-      out.local_r[i] = w[i] != 0 ? std::hypot(double(abh(i, 0)), double(abh(i, 1))) / std::abs(w[i]) : 0.0;
+    out.local_r.resize(std::size_t(n) * nr);
+    for (int r = 0; r < nr; ++r)
+      for (int i = 0; i < n; ++i)
+        out.local_r[std::size_t(r) * n + i] =
+            w[i] != 0 ? std::hypot(double(abh(i, 2 * r)), double(abh(i, 2 * r + 1))) / std::abs(w[i]) : 0.0;
   }
   out.oscillators = n;
+  out.replica_count = nr;
   out.nonzeros = coupling.nonzeros();
+  out.storage = c.storage == CouplingStorage::dense ? "dense" : "sparse";
   out.dt = c.dt;
+  out.work = network_step_work(n, out.nonzeros, nr, int(sizeof(Real)), c.storage == CouplingStorage::dense, !identical,
+                               c.stepper == Stepper::srk2);
   return out;
 }
 
-// The parameters' network and frequencies, integrated; the work per oscillator step from the
-// matrix's nonzeros.
+// The parameters' network and frequencies, integrated, with the modelled work of a step.
 template <class ExecSpace, class Real>
 NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams const& p, run::Progress& progress,
                                run::PhaseTimes& times) {
@@ -252,6 +361,10 @@ NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams con
   c.sample_every = p.sample_every;
   c.bins = p.bins;
   c.seed = p.seed;
+  c.replicas = p.replicas;
+  c.storage = resolve_storage(p.storage, kmat.n, kmat.nonzeros(), int(sizeof(Real))) == "dense"
+                  ? CouplingStorage::dense
+                  : CouplingStorage::sparse;
   c.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   c.noise = p.noise_law == "five-point" ? NoiseLaw::five_point : NoiseLaw::gaussian;
   c.local_order = p.local_order;
@@ -264,18 +377,6 @@ NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams con
   }
   out.mean_degree = k1 / kmat.n;
   out.mean_degree_squared = k2 / kmat.n;
-  // Per oscillator step, each array touched once per pass: sincos pass (x read, s c written),
-  // spmv (row map, per nonzero a column index and a value, s c read, A B written), drift pass
-  // (s c A B read, f written, omega_i when they differ), the update passes (Euler: x f read, x
-  // written; SRK2: x f0 read xp written, x f0 f1 read x written). Flops: sincos 2, 4 per nonzero,
-  // 5 in the drift, 3 per update (noise not counted).
-  double const R = sizeof(Real), nz = double(out.nonzeros) / kmat.n;
-  double const om = c.omega.empty() && c.omega_width == 0 ? 0.0 : 1.0;
-  double const drift_bytes = 3 * R + (4 + nz * (4 + R) + 4 * R) + (5 + om) * R;
-  double const drift_flops = 2 + 4 * nz + 5;
-  bool const srk2 = c.stepper == Stepper::srk2;
-  out.bytes_per_step = srk2 ? 2 * drift_bytes + 7 * R : drift_bytes + 3 * R;
-  out.flops_per_step = srk2 ? 2 * drift_flops + 8 : drift_flops + 3;
   return out;
 }
 

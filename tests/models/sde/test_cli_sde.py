@@ -177,6 +177,9 @@ class NetworkKuramotoCli(CliTestCase):
         self.assert_bad_input(parity(net, "--omega-law", "file"), "--omega-file")
         self.assert_bad_input(parity(net, "--network", "file"), "--network-file")
         self.assert_bad_input(parity(net, "--dt", "-1"), "--dt")
+        self.assert_bad_input(parity(net, "--replicas", "0"), "--replicas")
+        self.assert_bad_input(parity(net, "--storage", "csr"), "--storage")
+        self.assert_bad_input(parity(net, "--storage", "dense", "-N", "65536"), "--storage")
         if not HAVE_KOKKOS_KERNELS:
             return
         self.assert_bad_input(parity(net, "--network", "lattice", "-N", "1000"), "--lattice-width")
@@ -248,6 +251,29 @@ class NetworkKuramotoCli(CliTestCase):
             self.assertGreaterEqual(res["r_final"], 0)
             self.assertLessEqual(res["r_final"], 1)
             self.assertGreater(res["nonzeros"], 0)
+
+    @unittest.skipUnless(HAVE_KOKKOS_KERNELS, "this build has no Kokkos Kernels")
+    def test_replicas_and_storage(self):
+        # auto stores the complete graph dense and a lattice sparse; R replicas report R order
+        # parameters and an R x N local order parameter.
+        n = 64
+        for network, storage in (("complete", "dense"), ("lattice", "sparse")):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("network-kuramoto", "--network", network, "-N", str(n), "--replicas", "3", "--steps", "40",
+                           "--sample-every", "20", "--json", path, "--output", d, "-q")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    res = json.load(f)["results"]
+                with open(os.path.join(d, "local_r.npy"), "rb") as f:
+                    header = f.read(128).decode("latin1")
+            self.assertEqual(res["storage"], storage)
+            self.assertEqual(res["replicas"], 3)
+            self.assertEqual(len(res["replica_r_final"]), 3)
+            self.assertEqual(res["replica_r_final"][0], res["r_final"])
+            self.assertNotEqual(res["replica_r_final"][0], res["replica_r_final"][1])
+            self.assertIn("(3, %d)" % n, header)
+            self.assertGreater(res["achieved_bandwidth_GBps"], 0)
 
 
 if __name__ == "__main__":

@@ -187,4 +187,46 @@ TEST(Network, Normalisations) {
   EXPECT_THROW(sde::coupling_matrix(a, 3, "sum"), parity::InvalidInput);
 }
 
+// auto stores K dense where N^2 words are fewer bytes than the CRS arrays; dense refuses an N whose
+// N^2 matrix is too large, naming --storage.
+TEST(Network, StorageChoice) {
+  auto const complete = make("complete", 300), ring = make("watts-strogatz", 4096, 4);
+  EXPECT_EQ(sde::resolve_storage("auto", complete.n, complete.nonzeros(), 8), "dense");
+  EXPECT_EQ(sde::resolve_storage("auto", ring.n, ring.nonzeros(), 8), "sparse");
+  EXPECT_EQ(sde::resolve_storage("dense", ring.n, ring.nonzeros(), 4), "dense");
+  EXPECT_EQ(sde::resolve_storage("sparse", complete.n, complete.nonzeros(), 4), "sparse");
+  std::int64_t const big = sde::max_dense_oscillators + 1;
+  EXPECT_EQ(sde::resolve_storage("auto", int(big), big * (big - 1), 8), "sparse");
+  try {
+    sde::resolve_storage("dense", int(big), 4 * big, 8);
+    ADD_FAILURE() << "dense accepted N = " << big;
+  } catch (parity::InvalidInput const& e) {
+    EXPECT_NE(std::string(e.what()).find("--storage"), std::string::npos) << e.what();
+  }
+}
+
+// The modelled work of a step: the matrix term is the CRS arrays the device holds (or N^2 words),
+// read once per product however many replicas share it; the rest grows with N R.
+TEST(Network, StepWorkModel) {
+  auto const g = make("erdos-renyi", 1000, 8);
+  int const n = g.n;
+  double const crs = 4.0 * double(g.row_ptr.size()) + (4.0 + 8.0) * double(g.col.size());
+  auto const one = sde::network_step_work(n, g.nonzeros(), 1, 8, false, false, true);
+  auto const many = sde::network_step_work(n, g.nonzeros(), 32, 8, false, false, true);
+  EXPECT_DOUBLE_EQ(one.matrix_bytes, crs);
+  EXPECT_DOUBLE_EQ(many.matrix_bytes, crs);
+  EXPECT_NEAR(many.bytes - 2 * crs, 32 * (one.bytes - 2 * crs), 1e-6 * many.bytes);  // SRK2: two products
+  EXPECT_NEAR(many.flops, 32 * one.flops, 1e-9 * many.flops);
+  // Dense complete graph: N^2 words, and the N diagonal zeros the CRS matrix leaves out.
+  auto const k = make("complete", 200);
+  auto const dense = sde::network_step_work(200, k.nonzeros(), 4, 4, true, true, false);
+  auto const sparse = sde::network_step_work(200, k.nonzeros(), 4, 4, false, true, false);
+  EXPECT_DOUBLE_EQ(dense.matrix_bytes, 200.0 * 200.0 * 4);
+  EXPECT_DOUBLE_EQ(dense.flops - sparse.flops, 4.0 * 200 * 4);  // Euler: one product, 4 flops a coupling
+  // SRK2 is two Euler coupling evaluations plus one more phase array per oscillator (7 against 2 x 3).
+  auto const euler = sde::network_step_work(n, g.nonzeros(), 2, 8, false, true, false);
+  auto const srk2 = sde::network_step_work(n, g.nonzeros(), 2, 8, false, true, true);
+  EXPECT_DOUBLE_EQ(srk2.bytes, 2 * euler.bytes + 1.0 * n * 2 * 8);
+}
+
 }  // namespace parity_test_sde_network

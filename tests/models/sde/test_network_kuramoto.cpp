@@ -1,6 +1,8 @@
 // Network Kuramoto (sparse coupling through Kokkos Kernels) against independent results:
 //  - the complete graph with K_ij = K / N integrates the mean-field kernel's realization (same
-//    noise and initial state) to rounding;
+//    noise and initial state) to rounding, with sparse and with dense storage;
+//  - dense (gemm) and sparse (spmv) storage of one matrix give the same trajectories to rounding;
+//  - replica r of a run with R replicas and seed s is the one-replica run with seed s + r;
 //  - on a 2-D periodic lattice, small phase differences relax as discretised diffusion: a Fourier
 //    mode decays with the lattice Laplacian's eigenvalue (and with the stepper's exact growth factor);
 //  - identical noisy oscillators on a random regular graph reach the order parameter of the
@@ -64,7 +66,8 @@ double mean_from(std::vector<double> const& v, std::size_t first) {
 }
 
 template <class Real>
-void compare_with_mean_field(sde::Stepper stepper, double tol_x, double tol_r) {
+void compare_with_mean_field(sde::Stepper stepper, double tol_x, double tol_r,
+                             sde::CouplingStorage storage = sde::CouplingStorage::sparse) {
   int const n = 160;
   sde::KuramotoConfig m;
   m.n = n, m.K = 8, m.steps = 120, m.sample_every = 30, m.omega_spread = 0.5, m.stepper = stepper;
@@ -74,13 +77,14 @@ void compare_with_mean_field(sde::Stepper stepper, double tol_x, double tol_r) {
   auto const mf = sde::integrate_kuramoto<ExecSpace, Real>(ExecSpace(), m, progress, times);
   sde::NetworkKuramotoConfig c;
   c.omega_width = 0.5, c.steps = 120, c.sample_every = 30, c.stepper = stepper, c.keep_positions = true;
+  c.storage = storage;
   auto const net = run<Real>(c, sde::coupling_matrix(generated("complete", n), 8, "n")).kuramoto;
   double dx = 0, dr = 0;
   for (int i = 0; i < n; ++i) dx = std::max(dx, circular_distance(mf.positions[i], net.positions[i]));
   for (int s = 0; s < mf.samples; ++s) dr = std::max(dr, std::abs(mf.r[s] - net.r[s]));
-  std::printf("  %s %s: max |x_mean_field - x_network| = %.2e, max |dr| = %.2e, r(end) = %.3f\n",
-              sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler", dx, dr,
-              net.r.back());
+  std::printf("  %s %s %s: max |x_mean_field - x_network| = %.2e, max |dr| = %.2e, r(end) = %.3f\n",
+              sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler",
+              storage == sde::CouplingStorage::dense ? "dense" : "sparse", dx, dr, net.r.back());
   EXPECT_LT(dx, tol_x);
   EXPECT_LT(dr, tol_r);
   EXPECT_GT(mf.r.back(), 0.3);  // K = 8, D = 1 synchronises: the comparison is not of noise alone
@@ -90,6 +94,88 @@ TEST(NetworkKuramoto, CompleteGraphIsTheMeanField) {
   compare_with_mean_field<double>(sde::Stepper::srk2, 1e-10, 1e-11);
   compare_with_mean_field<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11);
   compare_with_mean_field<float>(sde::Stepper::srk2, 1e-4, 1e-5);
+  compare_with_mean_field<double>(sde::Stepper::srk2, 1e-10, 1e-11, sde::CouplingStorage::dense);
+  compare_with_mean_field<double>(sde::Stepper::euler_maruyama, 1e-10, 1e-11, sde::CouplingStorage::dense);
+  compare_with_mean_field<float>(sde::Stepper::srk2, 1e-4, 1e-5, sde::CouplingStorage::dense);
+}
+
+double max_circular_distance(std::vector<double> const& a, std::vector<double> const& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, circular_distance(a[i], b[i]));
+  return d;
+}
+
+// One Erdos-Renyi matrix (weighted by the degree normalisation, so K is not symmetric), stored
+// sparse and dense, two replicas, Gaussian frequencies: the products sum the same terms in
+// different orders (gemm adds the zeros too), so the trajectories agree to rounding.
+template <class Real>
+void dense_against_sparse(sde::Stepper stepper, double tol) {
+  auto const k = sde::coupling_matrix(generated("erdos-renyi", 300, 12, 7), 3, "degree");
+  sde::NetworkKuramotoConfig c;
+  c.omega_width = 0.3, c.steps = 150, c.sample_every = 50, c.stepper = stepper, c.keep_positions = true;
+  c.replicas = 2, c.local_order = true, c.seed = 11;
+  auto const sparse = run<Real>(c, k);
+  c.storage = sde::CouplingStorage::dense;
+  auto const dense = run<Real>(c, k);
+  ASSERT_EQ(dense.storage, "dense");
+  ASSERT_EQ(dense.replicas.size(), 2u);
+  double dx = 0, dr = 0, dl = 0;
+  for (int r = 0; r < 2; ++r) {
+    dx = std::max(dx, max_circular_distance(sparse.replicas[r].positions, dense.replicas[r].positions));
+    for (std::size_t s = 0; s < sparse.replicas[r].r.size(); ++s)
+      dr = std::max(dr, std::abs(sparse.replicas[r].r[s] - dense.replicas[r].r[s]));
+  }
+  for (std::size_t i = 0; i < sparse.local_r.size(); ++i) dl = std::max(dl, std::abs(sparse.local_r[i] - dense.local_r[i]));
+  std::printf("  %s %s: dense - sparse: max |dx| = %.2e, max |dr| = %.2e, max |d r_i| = %.2e\n",
+              sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler", dx, dr, dl);
+  EXPECT_LT(dx, tol);
+  EXPECT_LT(dr, tol);
+  EXPECT_LT(dl, tol);
+  EXPECT_EQ(sparse.local_r.size(), 2u * 300u);
+}
+
+TEST(NetworkKuramoto, DenseAndSparseStorageAgree) {
+  dense_against_sparse<double>(sde::Stepper::srk2, 1e-10);
+  dense_against_sparse<double>(sde::Stepper::euler_maruyama, 1e-10);
+  dense_against_sparse<float>(sde::Stepper::srk2, 2e-3);
+}
+
+// R replicas share K and are integrated together (one product with 2 R columns); replica r is keyed
+// by seed + r in the initial phases, the frequencies and the noise, so it is the one-replica run
+// with that seed (to rounding: a multi-column product may order its sums differently), and the
+// replicas differ from one another.
+template <class Real>
+void replicas_against_single_runs(sde::CouplingStorage storage, double tol) {
+  auto const k = sde::coupling_matrix(generated("watts-strogatz", 256, 6, 2), 4, "mean-degree");
+  sde::NetworkKuramotoConfig c;
+  c.omega_width = 0.2, c.omega_law = sde::FrequencyLaw::lorentzian, c.steps = 100, c.sample_every = 25;
+  c.keep_positions = true, c.storage = storage, c.seed = 40, c.replicas = 3;
+  auto const together = run<Real>(c, k);
+  c.replicas = 1;
+  for (int r = 0; r < 3; ++r) {
+    c.seed = 40 + std::uint64_t(r);
+    auto const alone = run<Real>(c, k).kuramoto;
+    auto const& mine = together.replicas[r];
+    double const dx = max_circular_distance(mine.positions, alone.positions);
+    double dr = 0;
+    for (std::size_t s = 0; s < alone.r.size(); ++s) dr = std::max(dr, std::abs(mine.r[s] - alone.r[s]));
+    std::printf("  %s %s replica %d against seed %d alone: max |dx| = %.2e, max |dr| = %.2e\n",
+                sizeof(Real) == 8 ? "double" : "float", storage == sde::CouplingStorage::dense ? "dense" : "sparse", r,
+                40 + r, dx, dr);
+    EXPECT_LT(dx, tol);
+    EXPECT_LT(dr, tol);
+    if (sizeof(Real) == 8) EXPECT_EQ(mine.histogram, alone.histogram);  // float: a phase may change bin
+  }
+  // Independent realizations: well apart after 100 steps of unit noise.
+  EXPECT_GT(max_circular_distance(together.replicas[0].positions, together.replicas[1].positions), 0.5);
+  EXPECT_NE(together.replicas[1].r.back(), together.replicas[2].r.back());
+}
+
+TEST(NetworkKuramoto, ReplicasAreTheRunsOfTheirSeeds) {
+  replicas_against_single_runs<double>(sde::CouplingStorage::sparse, 1e-10);
+  replicas_against_single_runs<double>(sde::CouplingStorage::dense, 1e-10);
+  replicas_against_single_runs<float>(sde::CouplingStorage::sparse, 2e-3);
 }
 
 // x_i = pi + eps cos(q . r_i) on an L x L periodic lattice, D = 0, identical frequencies, K_ij =
