@@ -1,8 +1,8 @@
 """The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
-without mpirun. SDE ensembles split their paths over the ranks and must give bit-identical
-statistics (JSON results and .npy arrays) for any N, with N not dividing the work evenly; the
-report names the rank count and every rank's phase times; commands that run on one rank only
-refuse several ranks with exit status 2.
+without mpirun. SDE ensembles split their paths over the ranks, dual control its grid; each must
+give bit-identical results (JSON results and .npy arrays) for any N, with N not dividing the work
+evenly; the report names the rank count and every rank's phase times; commands that run on one
+rank only refuse several ranks with exit status 2.
 
 Usage: test_ranks.py EXE MPIEXEC NUMPROC_FLAG RANKS [PREFLAGS...]"""
 import json
@@ -27,17 +27,26 @@ for key, value in {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIR
     ENV.setdefault(key, value)
 
 # Timing-derived results differ from run to run; everything else must be identical.
-TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count"}
+TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count", "grid_point_updates_per_second"}
 
 # Small cases whose work does not split evenly: 2500 paths are 3 chunks of the moment sums (the
 # last one partial), so 2 sweep points are 6 chunks and 1 point 3; 2 and 3 ranks cut through a
 # sweep point. The second case writes the histogram into the JSON report (one sweep point).
+# Dual control: 15 x 11 x 9 = 1485 grid points (odd: no even split), the optimal policy (policy
+# evaluation, then Bellman and evaluation sweeps) and a simulation that reads the whole V.
+# Each case: the command line and a phase every rank must time.
 CASES = {
     "sweep": ["josephson", "--paths", "2500", "--periods", "4", "--transient", "1", "--steps-per-period", "50",
               "--sample-every", "25", "--sweep", "f:0:0.2:2", "--bins", "8"],
     "histogram": ["josephson", "--paths", "2100", "--periods", "3", "--transient", "1", "--steps-per-period", "40",
                   "--sample-every", "30", "--bins", "16", "--stepper", "euler", "--precision", "float"],
+    "dual-control": ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "--simulate-paths", "200",
+                     "--horizon", "20"],
+    "dual-control-float": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--precision", "float"],
 }
+PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
+         "dual-control": "parity::dual_control::value_iteration",
+         "dual-control-float": "parity::dual_control::policy_evaluation"}
 
 
 def run(args, ranks=None, timeout=120):
@@ -55,7 +64,7 @@ class Ranks(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r, json.loads(json_path.read_text())
 
-    def test_sde_ensembles_bit_identical(self):
+    def test_bit_identical(self):
         for case in CASES:
             with self.subTest(case=case), tempfile.TemporaryDirectory() as d:
                 d = Path(d)
@@ -64,20 +73,24 @@ class Ranks(unittest.TestCase):
                 self.assertEqual(many["ranks"]["count"], RANKS)
                 self.assertEqual(one["ranks"]["count"], 1)
                 for key, value in one["results"].items():
-                    if key not in TIMED:
+                    if key == "arrays":  # the folder differs
+                        self.assertEqual(many["results"][key]["files"], value["files"])
+                    elif key not in TIMED:
                         self.assertEqual(many["results"][key], value, key)
-                self.assertGreater(len(one["results"]["final_mean_v"]), 0)
+                self.assertEqual(many["iterations"], one["iterations"])
+                if case in ("sweep", "histogram"):
+                    self.assertGreater(len(one["results"]["final_mean_v"]), 0)
                 if case == "histogram":
                     self.assertEqual(sum(many["results"]["histogram"]), 2100)
                 plain_arrays = sorted(p.name for p in (d / "plain" / "arrays").iterdir())
-                self.assertIn("histogram.npy", plain_arrays)
+                self.assertIn("histogram.npy" if case in ("sweep", "histogram") else "V.npy", plain_arrays)
                 self.assertEqual(sorted(p.name for p in (d / "ranks" / "arrays").iterdir()), plain_arrays)
                 for name in plain_arrays:
                     self.assertEqual((d / "ranks" / "arrays" / name).read_bytes(),
                                      (d / "plain" / "arrays" / name).read_bytes(), name)
                 # Every rank's phases; only rank 0 prints.
                 phases = many["ranks"]["phase_seconds"]
-                self.assertIn("parity::josephson::integrate", phases)
+                self.assertIn(PHASE[case], phases)
                 for seconds in phases.values():
                     self.assertEqual(len(seconds), RANKS)
                     self.assertTrue(all(s >= 0 for s in seconds))
@@ -86,14 +99,14 @@ class Ranks(unittest.TestCase):
                 self.assertTrue(all(c >= 0 for c in comm))
                 if RANKS == 1:
                     self.assertEqual(comm, [0.0])
-                self.assertEqual(out.stdout.count("josephson:"), 1, out.stdout)
+                self.assertEqual(out.stdout.count(CASES[case][0] + ":"), 1, out.stdout)
 
     def test_one_rank_commands_refuse_several(self):
         if RANKS == 1:
             r = run(["krusell-smith", "--help"], 1)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             return
-        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["kuramoto", "-q"], "kuramoto"),
+        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["cubature", "-q"], "cubature"),
                            (["run", "--all", "-q"], "runs on one rank only")):
             with self.subTest(command=args[0]):
                 r = run(args, RANKS)
