@@ -1,5 +1,6 @@
 """The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
-without mpirun. SDE ensembles split their paths over the ranks, dual control its grid; each must
+without mpirun. SDE ensembles split their paths over the ranks, Kuramoto its oscillators (mean
+field) or rows (all pairs), dual control its grid; each must
 give bit-identical results (JSON results and .npy arrays) for any N, with N not dividing the work
 evenly; the report names the rank count and every rank's phase times; commands that run on one
 rank only refuse several ranks with exit status 2.
@@ -40,11 +41,27 @@ CASES = {
               "--sample-every", "25", "--sweep", "f:0:0.2:2", "--bins", "8"],
     "histogram": ["josephson", "--paths", "2100", "--periods", "3", "--transient", "1", "--steps-per-period", "40",
                   "--sample-every", "30", "--bins", "16", "--stepper", "euler", "--precision", "float"],
+    # Kuramoto mean field: 3000 oscillators in double are 1500 noise units, 6 chunks of the sums;
+    # 5000 in float five-point 1250 units, 5 chunks; 100 oscillators one chunk (ranks without
+    # oscillators). All pairs: 700 rows are 11 tiles of 64, with and without column shares.
+    "kuramoto": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16"],
+    "kuramoto-euler": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16",
+                       "--precision", "float", "--stepper", "euler", "--omega-spread", "0.5"],
+    "kuramoto-five-point": ["kuramoto", "-N", "5000", "--steps", "40", "--sample-every", "10", "--bins", "8",
+                            "--precision", "float", "--noise-law", "five-point"],
+    "kuramoto-tiny": ["kuramoto", "-N", "100", "--steps", "10", "--sample-every", "5", "--bins", "4"],
+    "all-pairs": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
+                  "--coupling", "all-pairs", "--tile", "64"],
+    "all-pairs-shares": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
+                         "--coupling", "all-pairs", "--tile", "64", "--stepper", "euler", "--precision", "float",
+                         "--omega-spread", "0.3", "--column-splits", "3"],
     "dual-control": ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "--simulate-paths", "200",
                      "--horizon", "20"],
     "dual-control-float": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--precision", "float"],
 }
 PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
+         **{case: "parity::kuramoto::integrate" for case in ("kuramoto", "kuramoto-euler", "kuramoto-five-point",
+                                                             "kuramoto-tiny", "all-pairs", "all-pairs-shares")},
          "dual-control": "parity::dual_control::value_iteration",
          "dual-control-float": "parity::dual_control::policy_evaluation"}
 
@@ -83,7 +100,10 @@ class Ranks(unittest.TestCase):
                 if case == "histogram":
                     self.assertEqual(sum(many["results"]["histogram"]), 2100)
                 plain_arrays = sorted(p.name for p in (d / "plain" / "arrays").iterdir())
-                self.assertIn("histogram.npy" if case in ("sweep", "histogram") else "V.npy", plain_arrays)
+                self.assertIn("V.npy" if case.startswith("dual-control") else "histogram.npy", plain_arrays)
+                if CASES[case][0] == "kuramoto":  # every oscillator counted once
+                    oscillators = int(CASES[case][CASES[case].index("-N") + 1])
+                    self.assertEqual(sum(many["results"]["histogram_final"]), oscillators)
                 self.assertEqual(sorted(p.name for p in (d / "ranks" / "arrays").iterdir()), plain_arrays)
                 for name in plain_arrays:
                     self.assertEqual((d / "ranks" / "arrays" / name).read_bytes(),
