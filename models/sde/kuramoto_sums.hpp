@@ -72,8 +72,9 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
   return m;
 }
 
-// out = the sum of the chunk sums of all ranks in chunk order (one team: the same order on every
-// run of a backend and team size).
+// out = the sum of the chunk sums of all ranks in chunk order: on a host backend one loop (no
+// kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
+// device one team (the same order on every run of a backend and team size).
 template <class ExecSpace>
 void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
                  SinCos<typename ExecSpace::memory_space> const& out) {
@@ -86,6 +87,13 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
   }
   auto const all = m.all;
   int const chunks = int(all.extent(0));
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    space.fence("parity::sde::kuramoto_chunk_sums");
+    Sums<2> t;
+    for (int c = 0; c < chunks; ++c) t.v[0] += all(c, 0), t.v[1] += all(c, 1);
+    out() = t;
+    return;
+  }
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_sum_chunks", Policy(space, 1, Kokkos::AUTO),
