@@ -189,6 +189,8 @@ def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
     comm = [max(r.get("ranks", {}).get("communication_seconds") or [0.0]) for r in reports]
     return {"median_s": statistics.median(totals), "min_s": min(totals), "max_s": max(totals),
             "ranks": last.get("ranks", {}).get("count", 1), "communication_median_s": statistics.median(comm),
+            "rank_phase_seconds": last.get("ranks", {}).get("phase_seconds", {}),
+            "rank_communication_seconds": last.get("ranks", {}).get("communication_seconds", []),
             "wall_median_s": statistics.median(walls), "phases_median_s": phases,
             "iterations": last.get("iterations"), "status": last.get("status"), "results": last.get("results", {}),
             "parameters": last.get("parameters", {}), "backend": last.get("backend", {}),
@@ -536,7 +538,10 @@ def main(argv=None) -> int:
                     if args.ranks and not is_peer:
                         entry.setdefault("scaling", {})[exe["name"]] = [
                             {"ranks": n, "median_s": m["median_s"], "communication_median_s": m["communication_median_s"],
-                             "phases_median_s": m["phases_median_s"], "status": m["status"]} for n, _, m in measured]
+                             "phases_median_s": m["phases_median_s"], "status": m["status"],
+                             # the last run's phases on every rank, and each rank's communication
+                             "rank_phase_seconds": m["rank_phase_seconds"],
+                             "rank_communication_seconds": m["rank_communication_seconds"]} for n, _, m in measured]
                         for n, _, m in measured[1:]:
                             print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
                                   f"{m['median_s']:10.4f} s  ({m['status']}, {n} ranks)", flush=True)

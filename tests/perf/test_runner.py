@@ -216,6 +216,8 @@ class Ranks(unittest.TestCase):
             runs = entry["scaling"]["one"]
             self.assertEqual([r["ranks"] for r in runs], [1, 2, 4])
             self.assertEqual([r["communication_median_s"] for r in runs], [0.0, 1e-3, 1e-3])
+            self.assertEqual([len(r["rank_communication_seconds"]) for r in runs], [1, 2, 4])
+            self.assertTrue(runs[0]["rank_phase_seconds"])  # the phases of every rank
             self.assertEqual(entry["backends"]["one"]["ranks"], 1)  # the comparison tables: the first count
             self.assertEqual(entry["backends"]["one"]["median_s"], runs[0]["median_s"])
             table = Path(out, "table.md").read_text()
