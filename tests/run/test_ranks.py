@@ -121,6 +121,22 @@ class Ranks(unittest.TestCase):
                     self.assertEqual(comm, [0.0])
                 self.assertEqual(out.stdout.count(CASES[case][0] + ":"), 1, out.stdout)
 
+    def test_dual_control_checkpoint(self):
+        # Stopped after 3 sweeps on RANKS ranks (rank 0 writes the checkpoint), resumed on RANKS
+        # ranks: the same V and u as one uninterrupted run without mpirun.
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            args = ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "-q"]
+            r = run([*args, "--output", str(d / "plain")])
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = run([*args, "--max-iter", "3", "--checkpoint", str(d / "state.bin"), "--checkpoint-every", "0"],
+                    RANKS)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # not converged: stopped by --max-iter
+            r = run([*args, "--resume", str(d / "state.bin"), "--output", str(d / "resumed")], RANKS)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            for name in ("V.npy", "u.npy", "V_myopic.npy"):
+                self.assertEqual((d / "resumed" / name).read_bytes(), (d / "plain" / name).read_bytes(), name)
+
     def test_one_rank_commands_refuse_several(self):
         if RANKS == 1:
             r = run(["krusell-smith", "--help"], 1)
