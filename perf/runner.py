@@ -20,6 +20,14 @@ results). A peer runs only in the suites that name it in "peers", in the precisi
 it gets no roofline probe and no cross-backend differences (it is another method, not another
 backend), and its time appears beside the backends' with its ratio to the reference.
 
+Scaling over MPI ranks (--ranks 1,2,4): every backend runs each case under the launcher
+(--mpirun, default `mpirun`) as `<launcher> -np N <exe> ...` at each rank count N; the first count's
+runs fill the comparison tables as usual, and table.md gains a strong-scaling table per case and
+backend: time, speed-up and parallel efficiency against the first count, and the communication
+seconds (the slowest rank's time inside the collectives, from the report's `ranks` object). A run
+whose report names another rank count than asked for (an executable built without MPI) fails.
+Peers run without the launcher.
+
 Writes results.json (everything, with host/device/Kokkos/commit facts, the environment and the
 probe bounds), results.csv (one row per case, precision and backend), table.md (times per backend,
 ratios to the reference backend, cross-backend differences of the compared outputs, roofline
@@ -33,6 +41,7 @@ import datetime as dt
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -128,7 +137,20 @@ def lookup(doc: dict, dotted: str):
     return cur
 
 
-def run_once(exe: dict, args: list[str], timeout: float) -> tuple[dict, float]:
+def parse_ranks(text: str) -> list[int]:
+    """'1,2,4' -> [1, 2, 4]: distinct positive rank counts, in the order given."""
+    try:
+        counts = [int(t) for t in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(n < 1 for n in counts) or len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"--ranks wants distinct positive rank counts such as 1,2,4, got '{text}'")
+    return counts
+
+
+def run_once(exe: dict, args: list[str], timeout: float, ranks: int | None = None,
+             launcher: list[str] | None = None) -> tuple[dict, float]:
+    """One run; with `ranks`, under `launcher -np ranks`, and the report must name that rank count."""
     env = dict(os.environ, **HOST_ENV)
     cmd = [exe["path"]]
     if exe["threads"]:
@@ -136,6 +158,8 @@ def run_once(exe: dict, args: list[str], timeout: float) -> tuple[dict, float]:
         env["OMP_NUM_THREADS"] = str(exe["threads"])
     with tempfile.TemporaryDirectory() as d:
         report = os.path.join(d, "report.json")
+        if ranks is not None:
+            cmd = [*(launcher or ["mpirun"]), "-np", str(ranks), *cmd]
         start = time.perf_counter()
         proc = subprocess.run(cmd + args + ["--json", report], capture_output=True, text=True, env=env,
                               timeout=timeout, stdin=subprocess.DEVNULL)
@@ -143,7 +167,11 @@ def run_once(exe: dict, args: list[str], timeout: float) -> tuple[dict, float]:
         if proc.returncode not in (0, 3) or not os.path.exists(report):
             raise RunError(f"{' '.join(cmd + args)} exited {proc.returncode}: {proc.stderr.strip()[-500:]}")
         with open(report) as f:
-            return json.load(f), wall
+            doc = json.load(f)
+        if ranks is not None and doc.get("ranks", {}).get("count", 1) != ranks:
+            raise RunError(f"{' '.join(cmd + args)} ran on {doc.get('ranks', {}).get('count', 1)} rank(s), not {ranks} "
+                           "(built without MPI, or a launcher that does not start MPI ranks?)")
+        return doc, wall
 
 
 def probe(exe: dict, size: str, timeout: float) -> dict:
@@ -157,7 +185,12 @@ def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
     for name in reports[0]["timing"]["phases"]:
         phases[name] = statistics.median(r["timing"]["phases"][name]["seconds"] for r in reports)
     last = reports[-1]
+    # The slowest rank's time inside the collectives (0 on one rank).
+    comm = [max(r.get("ranks", {}).get("communication_seconds") or [0.0]) for r in reports]
     return {"median_s": statistics.median(totals), "min_s": min(totals), "max_s": max(totals),
+            "ranks": last.get("ranks", {}).get("count", 1), "communication_median_s": statistics.median(comm),
+            "rank_phase_seconds": last.get("ranks", {}).get("phase_seconds", {}),
+            "rank_communication_seconds": last.get("ranks", {}).get("communication_seconds", []),
             "wall_median_s": statistics.median(walls), "phases_median_s": phases,
             "iterations": last.get("iterations"), "status": last.get("status"), "results": last.get("results", {}),
             "parameters": last.get("parameters", {}), "backend": last.get("backend", {}),
@@ -397,7 +430,18 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", default=[], help="run only cases whose name contains this")
     ap.add_argument("--skip-backend", action="append", default=[], metavar="CASE:BACKEND",
                     help="do not run cases whose name contains CASE on BACKEND (repeatable)")
+    ap.add_argument("--ranks", type=parse_ranks, metavar="N,N,...",
+                    help="run every backend under the MPI launcher at these rank counts (e.g. 1,2,4) and table "
+                         "the strong scaling")
+    ap.add_argument("--mpirun", default="mpirun", metavar="CMD",
+                    help="the MPI launcher with its options, e.g. 'mpirun --oversubscribe' (default: mpirun); "
+                         "-np N follows it")
     args = ap.parse_args(argv)
+    launcher = shlex.split(args.mpirun)
+    if not launcher:
+        ap.error("--mpirun wants a launcher command, got an empty one")
+    if args.mpirun != "mpirun" and not args.ranks:
+        ap.error("--mpirun applies with --ranks only")
     out = Path(args.out)
     if args.from_results:
         docs = [json.loads(Path(f).read_text()) for f in args.from_results]
@@ -436,7 +480,7 @@ def main(argv=None) -> int:
            "timed": "median over repetitions of the model's fenced phases (timing.total_seconds); warm-up runs excluded; "
                     "wall_median_s includes process start-up and set-up (CUDA: "
                     "kernel modules loaded at start-up, CUDA_MODULE_LOADING=EAGER)",
-           "backends": {}, "results": []}
+           "backends": {}, "results": [], "rank_counts": args.ranks or []}
     bounds = {}
     failures = []
     try:
@@ -478,17 +522,31 @@ def main(argv=None) -> int:
                         entry["skipped"][exe["name"]] = "skipped on the command line (--skip-backend)"
                         continue
                     cmd = case_command(case, precision)
+                    counts = args.ranks if args.ranks and not is_peer else [None]
                     try:
-                        for _ in range(warm):
-                            run_once(exe, cmd, args.timeout)
-                        runs = [run_once(exe, cmd, args.timeout) for _ in range(max(reps, 1))]
+                        measured = []
+                        for n in counts:
+                            for _ in range(warm):
+                                run_once(exe, cmd, args.timeout, n, launcher)
+                            runs = [run_once(exe, cmd, args.timeout, n, launcher) for _ in range(max(reps, 1))]
+                            measured.append((n, runs, summarize_runs([r for r, _ in runs], [w for _, w in runs])))
                     except (RunError, subprocess.TimeoutExpired) as e:
                         # Record and go on: one slow or failing case must not lose the others.
                         entry["failures"][exe["name"]] = str(e)[-300:]
                         failures.append(f"{suite['name']}/{case['name']}/{precision}/{exe['name']}")
                         print(f"runner: {e}", file=sys.stderr, flush=True)
                         continue
-                    s = summarize_runs([r for r, _ in runs], [w for _, w in runs])
+                    if args.ranks and not is_peer:
+                        entry.setdefault("scaling", {})[exe["name"]] = [
+                            {"ranks": n, "median_s": m["median_s"], "communication_median_s": m["communication_median_s"],
+                             "phases_median_s": m["phases_median_s"], "status": m["status"],
+                             # the last run's phases on every rank, and each rank's communication
+                             "rank_phase_seconds": m["rank_phase_seconds"],
+                             "rank_communication_seconds": m["rank_communication_seconds"]} for n, _, m in measured]
+                        for n, _, m in measured[1:]:
+                            print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
+                                  f"{m['median_s']:10.4f} s  ({m['status']}, {n} ranks)", flush=True)
+                    _, runs, s = measured[0]
                     s["roofline"] = roofline_fraction(s, bounds.get(exe["name"]), precision)
                     if is_peer:
                         s["peer"] = True
@@ -512,6 +570,40 @@ def main(argv=None) -> int:
     return 1 if failures else rc
 
 
+def scaling_rows(entry: dict, backend: str) -> list[dict]:
+    """Strong scaling of one case on one backend against its first rank count N0: speed-up
+    T(N0) / T(N), efficiency speed-up x N0 / N."""
+    runs = entry.get("scaling", {}).get(backend, [])
+    if not runs:
+        return []
+    base = runs[0]
+    rows = []
+    for r in runs:
+        speedup = base["median_s"] / r["median_s"] if r["median_s"] > 0 else float("nan")
+        rows.append({"ranks": r["ranks"], "median_s": r["median_s"], "speedup": speedup,
+                     "efficiency": speedup * base["ranks"] / r["ranks"],
+                     "communication_s": r["communication_median_s"]})
+    return rows
+
+
+def scaling_table(results: list[dict]) -> str:
+    """The strong-scaling table of every case run at several rank counts ('' if none)."""
+    lines = []
+    for entry in results:
+        for backend in entry.get("scaling", {}):
+            for r in scaling_rows(entry, backend):
+                lines.append(f"| {entry['case']} | {entry['precision']} | {backend} | {r['ranks']} | "
+                             f"{r['median_s']:.4g} | {r['speedup']:.2f}x | {100 * r['efficiency']:.0f} % | "
+                             f"{r['communication_s']:.3g} |")
+    if not lines:
+        return ""
+    head = ("## Strong scaling over MPI ranks\n\nSame case at each rank count; speed-up and efficiency against the "
+            "first rank count; communication: the slowest rank's seconds inside the collectives (median over "
+            "repetitions).\n\n| case | precision | backend | ranks | time [s] | speed-up | efficiency | "
+            "communication [s] |\n|---|---|---|---|---|---|---|---|\n")
+    return head + "\n".join(lines) + "\n"
+
+
 def merge_results(into: list[dict], more: list[dict]) -> None:
     """Adds the entries of another run: a case run in both gains the other's backends, and a
     backend skipped in one run but measured in the other counts as measured (so combining a
@@ -523,7 +615,7 @@ def merge_results(into: list[dict], more: list[dict]) -> None:
             into.append(e)
             index[(e["suite"], e["case"], e["precision"])] = e
             continue
-        for key in ("backends", "failures", "compared"):
+        for key in ("backends", "failures", "compared", "scaling"):
             if key in e:
                 mine.setdefault(key, {}).update(e[key])
         for name, why in e.get("skipped", {}).items():
@@ -549,6 +641,9 @@ def report(doc: dict, backends: list[str], reference: str, out: Path) -> int:
     devices = "".join(f"- {b}: {v.get('device_name')} ({v.get('execution_space')}, concurrency {v.get('concurrency')}, "
                       f"Kokkos {v.get('kokkos_version')} arch {v.get('kokkos_arch') or 'generic'}, {v.get('kernel_compiler')} "
                       f"{v.get('kernel_flags', '')})\n" for b, v in doc["backends"].items())
+    scaling = scaling_table(doc["results"])
+    if scaling:
+        table += "\n" + scaling
     (out / "table.md").write_text(header + devices + "\n" + table)
     print(table)
     try:

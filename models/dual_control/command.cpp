@@ -196,6 +196,8 @@ class Command final : public cli::Command {
     return s;
   }
 
+  bool distributed() const override { return true; }  // grid slabs across ranks (solver.hpp)
+
  private:
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
     validate(p);

@@ -10,10 +10,20 @@
 //   L(S, u) = (alpha + mu u + gamma x - xbar)^2 + u^2 Sigma + sigma_eps^2 + omega (u - ubar)^2.
 // Every sweep is one thread per grid point; the convergence test is a device reduction giving the
 // MacQueen-Porteus bound delta/(1-delta) (max dV - min dV), relative to max |V|.
+//
+// Across ranks (GridRanks): the points, in memory order, are cut into contiguous slabs, one per
+// rank. A sweep updates this rank's slab only (reading all of V_old), then the slabs of V (and u)
+// are all-gathered through host memory, so every rank holds the whole grid for the next sweep;
+// the sweep statistics are global maxima, minima and integer sums. Every point's value depends only
+// on V_old, and max, min and integer sums are exact in any order, so V, u and the iteration
+// history are bit-identical to a one-rank run for any rank count.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -225,18 +235,66 @@ struct SweepStats {
   long evaluations;  // objective evaluations (each NGH trilinear gathers of 8 values)
 };
 
+// The ranks the grid is split over and their collectives on host memory (the executables fill
+// these in from parity/run/ranks.hpp); the default is one rank with nothing to exchange. Every
+// rank calls the collectives in the same order.
+struct GridRanks {
+  int rank = 0, size = 1;
+  // all = every rank's `mine` concatenated in rank order
+  std::function<void(std::span<double const> mine, std::span<double> all)> all_gather;
+  std::function<double(double)> max, min;
+  std::function<void(std::span<std::int64_t> values)> sum;  // values[i] = their sum over the ranks
+  bool several() const { return size > 1; }
+  // This rank's points [first, last) of n: contiguous slabs in memory order.
+  long first(long n) const { return several() ? n * rank / size : 0; }
+  long last(long n) const { return several() ? n * (rank + 1) / size : n; }
+};
+
+// Every rank's slab [ranks.first(n), ranks.last(n)) of g (n points) copied into g on every rank,
+// through host memory (the MPI of the GPU machines is not CUDA-aware). Float values travel as
+// doubles: exact both ways.
+template <class ExecutionSpace, class Real, class MemorySpace>
+void gather_slabs(ExecutionSpace const& space, GridRanks const& ranks, Grid3<Real, MemorySpace> const& g) {
+  if (!ranks.several()) return;
+  long const n = long(g.size()), p0 = ranks.first(n), p1 = ranks.last(n);
+  Kokkos::View<Real*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const flat(g.data(), std::size_t(n));
+  Kokkos::View<Real*, Kokkos::HostSpace> host("parity::dual_control::slabs_host", std::size_t(n));
+  auto const mine = Kokkos::subview(host, Kokkos::pair<long, long>(p0, p1));
+  Kokkos::deep_copy(space, mine, Kokkos::subview(flat, Kokkos::pair<long, long>(p0, p1)));
+  space.fence("parity::dual_control::slab_to_host");
+  std::vector<double> const local(mine.data(), mine.data() + (p1 - p0));
+  std::vector<double> all(static_cast<std::size_t>(n));
+  ranks.all_gather(local, all);
+  for (long p = 0; p < n; ++p) host(p) = Real(all[std::size_t(p)]);
+  Kokkos::deep_copy(space, flat, host);
+  space.fence("parity::dual_control::slabs_to_device");
+}
+
+// The statistics of one sweep over all ranks' slabs (exact: maxima, minima, an integer sum).
+template <class Real>
+SweepStats<Real> global_stats(GridRanks const& ranks, SweepStats<Real> st) {
+  if (!ranks.several()) return st;
+  st.dmax = Real(ranks.max(double(st.dmax)));
+  st.dmin = Real(ranks.min(double(st.dmin)));
+  st.vmax = Real(ranks.max(double(st.vmax)));
+  std::int64_t e[1] = {st.evaluations};
+  ranks.sum(e);
+  st.evaluations = long(e[0]);
+  return st;
+}
+
 // One policy-evaluation sweep: V_new = L(S, u(S)) + delta E V_old(S').
 template <class ExecutionSpace, class Real, class MemorySpace>
 SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
                                  Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& policy,
-                                 Grid3<Real, MemorySpace> const& v_new) {
+                                 Grid3<Real, MemorySpace> const& v_new, GridRanks const& ranks = {}) {
   int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
-  long const n = long(v_old.extent(0)) * nmu * ns;
+  long const n = long(v_old.extent(0)) * nmu * ns, p0 = ranks.first(n), p1 = ranks.last(n);
   Grid3<Real const, MemorySpace> const vo = v_old;
   SweepStats<Real> st{};
   Kokkos::parallel_reduce(
       "parity::dual_control::policy_evaluation",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n),
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, p0, p1),
       KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax) {
         int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
         Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
@@ -249,7 +307,7 @@ SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, Memo
         vmax = a > vmax ? a : vmax;
       },
       Kokkos::Max<Real>(st.dmax), Kokkos::Min<Real>(st.dmin), Kokkos::Max<Real>(st.vmax));
-  st.evaluations = n;
+  st.evaluations = p1 - p0;
   return st;
 }
 
@@ -257,9 +315,10 @@ SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, Memo
 template <class ExecutionSpace, class Real, class MemorySpace>
 SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
                                 Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& v_new,
-                                Grid3<Real, MemorySpace> const& policy, BrentSettings const& bs) {
+                                Grid3<Real, MemorySpace> const& policy, BrentSettings const& bs,
+                                GridRanks const& ranks = {}) {
   int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
-  long const n = long(v_old.extent(0)) * nmu * ns;
+  long const n = long(v_old.extent(0)) * nmu * ns, p0 = ranks.first(n), p1 = ranks.last(n);
   Grid3<Real const, MemorySpace> const vo = v_old;
   SweepStats<Real> st{};
   // At most 128 registers a thread (4 blocks of 128 threads per SM on CUDA). Unconstrained, nvcc 13
@@ -268,7 +327,7 @@ SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, Memor
   using Bounds = Kokkos::LaunchBounds<128, 4>;
   Kokkos::parallel_reduce(
       "parity::dual_control::bellman_update",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>, Bounds>(space, 0, n),
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>, Bounds>(space, p0, p1),
       KOKKOS_LAMBDA(long p, Real& dmax, Real& dmin, Real& vmax, long& evaluations) {
         int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
         Real const x = problem.ax.node(i), mu = problem.amu.node(j), S = problem.asg.node(k);
@@ -521,7 +580,8 @@ void from_vector(std::vector<double> const& h, Grid3<Real, MemorySpace> const& v
 }
 
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases) {
+Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases,
+             GridRanks const& ranks = {}) {
   using Mem = typename ExecutionSpace::memory_space;
   validate(params);
   Kokkos::Timer timer;
@@ -560,6 +620,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     state.mp_mid = out.mp_mid;
     state.converged = out.converged;
     state.residuals = out.residuals;
+    if (ranks.rank != 0) return;  // every rank holds the whole grid; one writes it
     Kokkos::fence();
     state.V = to_vector(v);
     state.u = to_vector(u);
@@ -593,7 +654,8 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       start = restore(resumed);
     }
     auto sweep = [&] {
-      auto const st = evaluate_policy(space, problem, v, u, v_next);
+      auto const st = global_stats(ranks, evaluate_policy(space, problem, v, u, v_next, ranks));
+      gather_slabs(space, ranks, v_next);
       std::swap(v, v_next);
       return st;
     };
@@ -648,7 +710,9 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
         start = restore(resumed);
       }
       auto sweep = [&] {
-        auto const st = bellman_update(space, problem, v, v_next, u, bs);
+        auto const st = global_stats(ranks, bellman_update(space, problem, v, v_next, u, bs, ranks));
+        gather_slabs(space, ranks, v_next);
+        gather_slabs(space, ranks, u);
         vi_state.bellman_evaluations += st.evaluations;
         std::swap(v, v_next);
         double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
@@ -660,7 +724,8 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
         vi_state.evaluation_sweeps_history.push_back(done ? 0 : vi_state.evaluation_sweeps_now);
         if (!done)
           for (int m = 0; m < vi_state.evaluation_sweeps_now; ++m) {
-            evaluate_policy(space, problem, v, u, v_next);
+            evaluate_policy(space, problem, v, u, v_next, ranks);
+            gather_slabs(space, ranks, v_next);
             std::swap(v, v_next);
             ++vi_state.evaluation_sweeps;
           }

@@ -19,16 +19,33 @@
 // cos x_j (computed once per tile), and row i accumulates A_i = sum_j K_ij sin x_j,
 // B_i = sum_j K_ij cos x_j; the drift is cos x_i A_i - sin x_i B_i. O(N) transcendentals, O(N^2)
 // multiply-adds (adds only for constant K_ij = K / N, factored out).
+//
+// Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
+// the work is split: the M noise units (one thread each, below) are cut into chunks of
+// mean_field_chunk_units, each chunk is reduced by one team, and the chunk sums are added in chunk
+// order by one more team (MeanFieldSums). Across ranks (KuramotoConfig::ranks) each rank owns a
+// contiguous run of chunks, so its oscillators are those of its units (MeanFieldLayout); the chunk
+// sums of all ranks are all-gathered in chunk order through host memory before that last
+// addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
+// noise and initial state are keyed by the global oscillator index, so r(t), psi(t) and the
+// histograms (integer counts, summed over ranks) are bit-identical for any rank count on a backend
+// and team size. All pairs keeps every phase on every rank: each rank computes the drift and
+// update of a contiguous run of row tiles, and the new phases are all-gathered after every stage
+// (N values per stage); row i's sum runs over the same columns in the same order as on one rank,
+// and r(t) and the histogram are computed from the full phases on every rank, so all pairs is
+// bit-identical to one rank as well.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "models/sde/ensemble.hpp"
+#include "models/sde/kuramoto_sums.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/result.hpp"
 #include "models/sde/stepper.hpp"
@@ -72,12 +89,10 @@ struct KuramotoConfig {
   int column_splits = 0;  // all pairs: teams sharing a row tile, each over a share of the
                           // column tiles (0: enough to fill the device, see all_pairs_splits)
   bool keep_positions = false;  // copy the final phases to the host (tests)
+  EnsembleRanks ranks;  // one rank unless set (see the top of this file)
 };
 
 namespace detail {
-
-template <class Mem>
-using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
 
 // sin x, cos x of a phase in radians.
 template <class Real>
@@ -179,91 +194,165 @@ struct KuramotoNoise {
   }
 };
 
+// x and omega of this rank's oscillators (slots of `lay`; a slot past the last oscillator holds 0).
+template <class ExecSpace, class Real>
+void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, MeanFieldLayout const& lay,
+                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& omega) {
+  std::uint64_t const seed = c.seed;
+  Real const om = Real(c.omega_mean), spread = Real(c.omega_spread);
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_initialize", Kokkos::RangePolicy<ExecSpace>(space, 0, lay.slots()), KOKKOS_LAMBDA(int l) {
+        int const i = lay.oscillator(l);
+        if (i >= lay.n) {
+          x(l) = 0, omega(l) = 0;
+          return;
+        }
+        random::PhiloxStream<Real> rng(seed, std::uint64_t(i) | initial_state_stream_bit);
+        x(l) = wrap_phase(Real(2) * Kokkos::numbers::pi_v<Real> * rng.uniform());
+        omega(l) = om + spread * rng.normal();
+      });
+}
+
+// Chunk sums of sin x, cos x of this rank's phases into m.mine.
+template <class ExecSpace, class Real>
+void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
+                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                           MeanFieldSums<ExecSpace> const& m) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  auto const part = m.mine;
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_sums", Policy(space, lay.chunks(), Kokkos::AUTO),
+      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+        int const tb = lay.t0 + team.league_rank() * mean_field_chunk_units;
+        int const te = tb + mean_field_chunk_units < lay.t0 + lay.units ? tb + mean_field_chunk_units
+                                                                         : lay.t0 + lay.units;
+        Sums<2> s;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, tb, te),
+            [&](int t, Sums<2>& acc) {
+              for (int k = 0; k < lay.per_block; ++k)
+                if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
+            },
+            s);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
+      });
+}
+
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
 // of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
 // evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
 // and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
-// sc_pred receives the predictor's sums.
+// sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
+// units), which finish_sums adds in chunk order over all ranks.
 template <Stepper S, class ExecSpace, class Real, class Noise>
-void mean_field_step(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                     Noise const& noise, SinCos<typename ExecSpace::memory_space> const& sc,
+                     Noise const& noise, MeanFieldSums<ExecSpace> const& m,
+                     SinCos<typename ExecSpace::memory_space> const& sc,
                      SinCos<typename ExecSpace::memory_space> const& sc_pred,
                      SinCos<typename ExecSpace::memory_space> const& sc_next,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
-  using Mem = typename ExecSpace::memory_space;
   constexpr int per_block = Noise::per_block;
-  int const n = int(x.extent(0)), blocks = noise.blocks;
+  int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
+  int const t_begin = lay.t0, units = lay.units;
   Real const half_dt = Real(0.5) * dt;
+  auto const part = m.mine;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
       std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
   using PassBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, PassBounds>;
+  using Member = typename Policy::member_type;
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
-  Kokkos::parallel_reduce(
+  Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
-      Kokkos::RangePolicy<ExecSpace, PassBounds>(space, 0, blocks),
-      KOKKOS_LAMBDA(int t, Sums<2>& acc) {
-        // Every load first: the stores below may alias them in the compiler's view, which
-        // otherwise issued each oscillator's load only after the previous one's stores (four
-        // memory latencies in turn per thread); here they overlap the Philox block as well.
-        Real xs[per_block], om[per_block];
-        for (int k = 0; k < per_block; ++k) {
-          int const i = t + k * blocks;
-          xs[k] = i < n ? x(i) : Real(0);
-          om[k] = i < n ? omega(i) : Real(0);
-        }
-        Sums<2> const s0 = sc();
-        Real gdw[per_block];
-        noise.block(step, t, gdw);
-        for (int k = 0; k < per_block; ++k) {
-          int const i = t + k * blocks;
-          if (i >= n) break;
-          Real const xi = xs[k];
-          Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-          Real const p = xi + f0 * dt + gdw[k];
-          if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
-            y(i) = xi + f0 * half_dt + gdw[k];
-            xp(i) = p;
-            add_phase(acc, p);
-          } else {
-            Real const xn = wrap_phase(p);
-            x(i) = xn;
-            add_phase(acc, xn);
-          }
-        }
-      },
-      Kokkos::Sum<Sums<2>, Mem>(srk2 ? sc_pred : sc_next));
+      Policy(space, lay.chunks(), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
+        int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
+        int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;
+        Sums<2> chunk;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, tb, te),
+            [&](int t, Sums<2>& acc) {
+              // Every load first: the stores below may alias them in the compiler's view, which
+              // otherwise issued each oscillator's load only after the previous one's stores (four
+              // memory latencies in turn per thread); here they overlap the Philox block as well.
+              Real xs[per_block], om[per_block];
+              for (int k = 0; k < per_block; ++k) {
+                int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                xs[k] = i < n ? x(l) : Real(0);
+                om[k] = i < n ? omega(l) : Real(0);
+              }
+              Sums<2> const s0 = sc();
+              Real gdw[per_block];
+              noise.block(step, t, gdw);
+              for (int k = 0; k < per_block; ++k) {
+                int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                if (i >= n) break;
+                Real const xi = xs[k];
+                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+                Real const p = xi + f0 * dt + gdw[k];
+                if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
+                  y(l) = xi + f0 * half_dt + gdw[k];
+                  xp(l) = p;
+                  add_phase(acc, p);
+                } else {
+                  Real const xn = wrap_phase(p);
+                  x(l) = xn;
+                  add_phase(acc, xn);
+                }
+              }
+            },
+            chunk);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          part(team.league_rank(), 0) = chunk.v[0];
+          part(team.league_rank(), 1) = chunk.v[1];
+        });
+      });
+  finish_sums(space, m, srk2 ? sc_pred : sc_next);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
-    Kokkos::parallel_reduce(
-        "parity::sde::kuramoto_mean_field_correct", Kokkos::RangePolicy<ExecSpace, PassBounds>(space, 0, blocks),
-        KOKKOS_LAMBDA(int t, Sums<2>& acc) {
-          Real ys[per_block], ps[per_block], om[per_block];
-          for (int k = 0; k < per_block; ++k) {
-            int const i = t + k * blocks;
-            ys[k] = i < n ? y(i) : Real(0);
-            ps[k] = i < n ? xp(i) : Real(0);
-            om[k] = i < n ? omega(i) : Real(0);
-          }
-          Sums<2> const s1 = sc_pred();
-          for (int k = 0; k < per_block; ++k) {
-            int const i = t + k * blocks;
-            if (i >= n) break;
-            Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
-            Real const xn = wrap_phase(ys[k] + f1 * half_dt);
-            x(i) = xn;
-            add_phase(acc, xn);
-          }
-        },
-        Kokkos::Sum<Sums<2>, Mem>(sc_next));
+    Kokkos::parallel_for(
+        "parity::sde::kuramoto_mean_field_correct", Policy(space, lay.chunks(), Kokkos::AUTO),
+        KOKKOS_LAMBDA(Member const& team) {
+          int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
+          int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;
+          Sums<2> chunk;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, tb, te),
+              [&](int t, Sums<2>& acc) {
+                Real ys[per_block], ps[per_block], om[per_block];
+                for (int k = 0; k < per_block; ++k) {
+                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                  ys[k] = i < n ? y(l) : Real(0);
+                  ps[k] = i < n ? xp(l) : Real(0);
+                  om[k] = i < n ? omega(l) : Real(0);
+                }
+                Sums<2> const s1 = sc_pred();
+                for (int k = 0; k < per_block; ++k) {
+                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                  if (i >= n) break;
+                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+                  Real const xn = wrap_phase(ys[k] + f1 * half_dt);
+                  x(l) = xn;
+                  add_phase(acc, xn);
+                }
+              },
+              chunk);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            part(team.league_rank(), 0) = chunk.v[0];
+            part(team.league_rank(), 1) = chunk.v[1];
+          });
+        });
+    finish_sums(space, m, sc_next);
   }
 }
 
@@ -281,14 +370,16 @@ struct alignas(4 * sizeof(Real) <= 16 ? 4 * sizeof(Real) : 16) SinCosQuad {
 // team scratch as (sin x_j, cos x_j) pairs of columns (SinCosQuad), computed once per tile. Per row
 // four accumulators (even and odd columns of A and B: independent add chains, combined at the end
 // of each tile); the constant-K loop takes two quads (four columns) per iteration, the same
-// additions in the same order as one column at a time.
+// additions in the same order as one column at a time. Rows [row_begin, row_end) only (a rank's
+// share; all rows by default); every row sums over all columns.
 template <class ExecSpace, class Real>
 void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega,
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat, Real k_over_n, Real inv_gamma,
                      int tile, Kokkos::View<Real*, typename ExecSpace::memory_space> const& f,
                      Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_a = {},
-                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_b = {}) {
+                     Kokkos::View<Real**, typename ExecSpace::memory_space> const& part_b = {}, int row_begin = 0,
+                     int row_end = -1) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Quads = Kokkos::View<SinCosQuad<Real>*, typename ExecSpace::scratch_memory_space,
@@ -296,20 +387,21 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   using Scratch =
       Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   int const n = int(x.extent(0));
-  int const tiles = (n + tile - 1) / tile;
+  if (row_end < 0) row_end = n;
+  int const tiles = (n + tile - 1) / tile, row_tiles = (row_end - row_begin + tile - 1) / tile;
   int const splits = part_a.extent(0) > 1 ? int(part_a.extent(0)) : 1;  // column shares per row tile
   int const max_quads = (tile + 1) / 2;
   bool const matrix = kmat.extent(0) > 0;
   std::size_t const bytes = Quads::shmem_size(max_quads) + 2 * Scratch::shmem_size(tile);
   Kokkos::parallel_for(
       "parity::sde::kuramoto_all_pairs",
-      Policy(space, tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      Policy(space, row_tiles * splits, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& team) {
         Quads col(team.team_scratch(0), max_quads);
         Scratch sum_a(team.team_scratch(0), tile), sum_b(team.team_scratch(0), tile);
         int const share = team.league_rank() % splits;
-        int const i0 = (team.league_rank() / splits) * tile;
-        int const rows = n - i0 < tile ? n - i0 : tile;
+        int const i0 = row_begin + (team.league_rank() / splits) * tile;
+        int const rows = row_end - i0 < tile ? row_end - i0 : tile;
         // Column tiles [t0, t1) of this share.
         int const t0 = int(long(tiles) * share / splits), t1 = int(long(tiles) * (share + 1) / splits);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) { sum_a(r) = 0, sum_b(r) = 0; });
@@ -377,7 +469,8 @@ void all_pairs_drift(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
     // The shares' partial sums added in a fixed order: the same result on every run.
     Real const scale = matrix ? Real(1) : k_over_n;
     Kokkos::parallel_for(
-        "parity::sde::kuramoto_all_pairs_combine", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+        "parity::sde::kuramoto_all_pairs_combine", Kokkos::RangePolicy<ExecSpace>(space, row_begin, row_end),
+        KOKKOS_LAMBDA(int i) {
           Real a = 0, b = 0;
           for (int c = 0; c < splits; ++c) a += part_a(c, i), b += part_b(c, i);
           Real sn, cs;
@@ -398,15 +491,18 @@ int all_pairs_splits(ExecSpace const& space, int n, int tile, int requested) {
   return std::clamp(s, 1, std::min(16, tiles));
 }
 
-// out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`.
+// out(i) = x(i) + a * (f0(i) [+ f1(i)]) + g dW_i(step), wrapped when `wrap`, for i in [begin, end)
+// (all by default).
 template <class ExecSpace, class Real, class Noise>
 void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f0,
                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& f1, Real a, Noise const& noise,
-                      long step, bool wrap, Kokkos::View<Real*, typename ExecSpace::memory_space> const& out) {
+                      long step, bool wrap, Kokkos::View<Real*, typename ExecSpace::memory_space> const& out,
+                      int begin = 0, int end = -1) {
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_all_pairs_update", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      "parity::sde::kuramoto_all_pairs_update",
+      Kokkos::RangePolicy<ExecSpace>(space, begin, end < 0 ? int(x.extent(0)) : end),
       KOKKOS_LAMBDA(int i) {
         Real const gdw = noise.one(step, i);
         Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
@@ -414,14 +510,19 @@ void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecS
       });
 }
 
-// Order parameter (r, psi) from the sums, and the histogram of x mod 2 pi, into row s.
+// Order parameter (r, psi) from the sums, and the histogram of x mod 2 pi, into row s. With a
+// mean-field layout, x holds its slots (the histogram counts this rank's oscillators only), and r
+// divides by all ranks' oscillators.
 template <class ExecSpace, class Real>
 void kuramoto_record(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      SinCos<typename ExecSpace::memory_space> const& sc, int s, int bins,
                      Kokkos::View<double**, typename ExecSpace::memory_space> const& order,
-                     Kokkos::View<int**, typename ExecSpace::memory_space> const& hist) {
+                     Kokkos::View<int**, typename ExecSpace::memory_space> const& hist,
+                     MeanFieldLayout const* layout = nullptr) {
   using Mem = typename ExecSpace::memory_space;
-  int const n = int(x.extent(0));
+  int const n = layout ? layout->n : int(x.extent(0));
+  bool const slots = layout != nullptr;
+  MeanFieldLayout const lay = layout ? *layout : MeanFieldLayout{};
   Kokkos::parallel_for(
       "parity::sde::kuramoto_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(int) {
         Sums<2> const v = sc();
@@ -433,7 +534,8 @@ void kuramoto_record(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   Kokkos::Experimental::ScatterView<int*, typename Kokkos::View<int*, Mem>::array_layout, ExecSpace> scatter(row);
   Real const to_bin = Real(bins) / (Real(2) * Kokkos::numbers::pi_v<Real>);
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+      "parity::sde::kuramoto_histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(int i) {
+        if (slots && lay.oscillator(i) >= lay.n) return;
         auto h = scatter.access();
         int b = int(x(i) * to_bin);
         b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
@@ -453,25 +555,35 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
                                   Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat = {}) {
   using Mem = typename ExecSpace::memory_space;
   int const n = c.n, samples = int((c.steps + c.sample_every - 1) / c.sample_every);
+  int const nranks = c.ranks.size > 1 ? c.ranks.size : 1, rank = nranks > 1 ? c.ranks.rank : 0;
+  bool const mean_field = c.coupling == Coupling::mean_field;
   KuramotoResult r;
   r.samples = samples;
   r.bins = c.bins;
-  Kokkos::View<Real*, Mem> x(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase"), n);
-  Kokkos::View<Real*, Mem> omega(Kokkos::view_alloc(space, "parity::sde::kuramoto_omega"), n);
+  // Mean field: this rank's slots (see the top of this file). All pairs: every phase on every rank,
+  // this rank's rows [row0, row1) (whole tiles).
+  int const per_block = c.noise == NoiseLaw::five_point ? variates_per_unit<NoiseLaw::five_point, Real>
+                                                        : variates_per_unit<NoiseLaw::gaussian, Real>;
+  detail::MeanFieldLayout const lay = detail::mean_field_layout(n, per_block, rank, nranks);
+  int const tiles = (n + c.tile - 1) / c.tile;
+  int const row0 = int(std::min<long>(long(tiles) * rank / nranks * c.tile, n));
+  int const row1 = int(std::min<long>(long(tiles) * (rank + 1) / nranks * c.tile, n));
+  int const local = mean_field ? lay.slots() : n;
+  Kokkos::View<Real*, Mem> x(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase"), local);
+  Kokkos::View<Real*, Mem> omega(Kokkos::view_alloc(space, "parity::sde::kuramoto_omega"), local);
   Kokkos::View<Real*, Mem> f0, f1, xp, y;
-  if (c.coupling == Coupling::mean_field && c.stepper == Stepper::srk2) {
-    y = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_corrector_base"), n);
-    xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
+  if (mean_field && c.stepper == Stepper::srk2) {
+    y = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_corrector_base"), local);
+    xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), local);
   }
   Kokkos::View<Real**, Mem> part_a, part_b;
-  int const splits =
-      c.coupling == Coupling::all_pairs ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
+  int const splits = !mean_field ? detail::all_pairs_splits(space, n, c.tile, c.column_splits) : 1;
   if (splits > 1) {
     part_a = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_a"), splits, n);
     part_b = Kokkos::View<Real**, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_all_pairs_part_b"), splits, n);
   }
   r.column_splits = splits;
-  if (c.coupling == Coupling::all_pairs) {
+  if (!mean_field) {
     f0 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift"), n);
     if (c.stepper == Stepper::srk2) {
       f1 = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_drift_predicted"), n);
@@ -480,17 +592,42 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   }
   detail::SinCos<Mem> sc_a("parity::sde::kuramoto_sums_a"), sc_b("parity::sde::kuramoto_sums_b"),
       sc_p("parity::sde::kuramoto_sums_predicted");
+  detail::MeanFieldSums<ExecSpace> chunk_sums;
+  if (mean_field) chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks);
   Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::kuramoto_order"), samples, 2);
   int const bins = c.bins > 0 ? c.bins : 1;
   Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);
+  // All pairs on several ranks: this rank's rows of v copied into v on every rank.
+  Kokkos::View<Real*, Kokkos::HostSpace> gathered_host;
+  std::vector<double> mine_rows, all_rows;
+  if (!mean_field && nranks > 1) {
+    gathered_host = Kokkos::View<Real*, Kokkos::HostSpace>("parity::sde::kuramoto_phases_host", n);
+    mine_rows.resize(std::size_t(row1 - row0));
+    all_rows.resize(std::size_t(n));
+  }
+  auto const gather_rows = [&](Kokkos::View<Real*, Mem> const& v) {
+    if (nranks == 1) return;
+    auto const mine = Kokkos::subview(gathered_host, Kokkos::pair<int, int>(row0, row1));
+    Kokkos::deep_copy(space, mine, Kokkos::subview(v, Kokkos::pair<int, int>(row0, row1)));
+    space.fence("parity::sde::kuramoto_rows_to_host");
+    for (int i = row0; i < row1; ++i) mine_rows[std::size_t(i - row0)] = double(gathered_host(i));
+    c.ranks.all_gather(mine_rows, all_rows);  // precision kept: float -> double -> float is exact
+    for (int i = 0; i < n; ++i) gathered_host(i) = Real(all_rows[std::size_t(i)]);
+    Kokkos::deep_copy(space, v, gathered_host);
+  };
 
   Real const dt = Real(c.dt), k_over_n = Real(c.K / n), inv_gamma = Real(1.0 / c.gamma);
   detail::OmegaOf<ExecSpace, Real> const om{omega, Real(c.omega_mean), c.omega_spread == 0};
   Real const noise_amp = Real(std::sqrt(2.0 * c.D / c.gamma));  // x' = ... + sqrt(2 D / gamma) xi
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
-    detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
-    detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
+    if (mean_field) {
+      detail::mean_field_initialize<ExecSpace, Real>(space, c, lay, x, omega);
+      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums);
+      detail::finish_sums(space, chunk_sums, sc_a);
+    } else {
+      detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
+    }
   }
   // The steps, for either noise law (a generic lambda: one instantiation per law).
   auto integrate_steps = [&](auto const& noise) {
@@ -500,28 +637,32 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     for (int s = 0; s < samples; ++s) {
       long const end = std::min<long>(step + c.sample_every, c.steps);
       for (; step < end; ++step) {
-        if (c.coupling == Coupling::mean_field) {
+        if (mean_field) {
           if (c.stepper == Stepper::srk2)
-            detail::mean_field_step<Stepper::srk2>(space, x, om, step, dt, k_over_n, inv_gamma, noise, sc_a, sc_p, sc_b,
-                                                   y, xp);
+            detail::mean_field_step<Stepper::srk2>(space, lay, x, om, step, dt, k_over_n, inv_gamma, noise, chunk_sums,
+                                                   sc_a, sc_p, sc_b, y, xp);
           else
-            detail::mean_field_step<Stepper::euler_maruyama>(space, x, om, step, dt, k_over_n, inv_gamma, noise, sc_a,
-                                                             sc_p, sc_b);
+            detail::mean_field_step<Stepper::euler_maruyama>(space, lay, x, om, step, dt, k_over_n, inv_gamma, noise,
+                                                             chunk_sums, sc_a, sc_p, sc_b);
           std::swap(sc_a, sc_b);
         } else {
-          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b);
+          detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b,
+                                                   row0, row1);
           if (c.stepper == Stepper::srk2) {
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, false, xp, row0, row1);
+            gather_rows(xp);
             detail::all_pairs_drift<ExecSpace, Real>(space, xp, om, kmat, k_over_n, inv_gamma, c.tile, f1, part_a,
-                                                     part_b);
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x);
+                                                     part_b, row0, row1);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, f1, Real(0.5) * dt, noise, step, true, x, row0,
+                                                      row1);
           } else {
-            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x);
+            detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x, row0, row1);
           }
+          gather_rows(x);
         }
       }
-      if (c.coupling == Coupling::all_pairs) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
-      detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist);
+      if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
+      detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist, mean_field ? &lay : nullptr);
       r.sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::kuramoto_progress");
@@ -547,12 +688,30 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   }
   if (c.bins > 0) {
     auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+    std::vector<std::int64_t> counts;
     for (int s = 0; s < samples; ++s)
-      for (int b = 0; b < c.bins; ++b) r.histogram.push_back(hh(s, b));
+      for (int b = 0; b < c.bins; ++b) counts.push_back(hh(s, b));
+    if (mean_field && nranks > 1) c.ranks.sum(counts);  // each rank counted its own oscillators; exact
+    r.histogram.assign(counts.begin(), counts.end());
   }
   if (c.keep_positions) {
     auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-    r.positions.assign(xh.data(), xh.data() + n);
+    r.positions.assign(std::size_t(n), 0.0);
+    if (!mean_field || nranks == 1) {
+      for (int i = 0; i < n; ++i) r.positions[std::size_t(i)] = xh(i);  // slot i is oscillator i
+    } else {
+      // Every rank's slots in rank order, then each placed at its oscillator.
+      std::vector<double> mine(xh.data(), xh.data() + xh.size());
+      std::vector<double> all(std::size_t(per_block) * std::size_t(lay.blocks));
+      c.ranks.all_gather(mine, all);
+      std::size_t offset = 0;
+      for (int q = 0; q < nranks; ++q) {
+        detail::MeanFieldLayout const other = detail::mean_field_layout(n, per_block, q, nranks);
+        for (int l = 0; l < other.slots(); ++l)
+          if (int const i = other.oscillator(l); i < n) r.positions[std::size_t(i)] = all[offset + std::size_t(l)];
+        offset += std::size_t(other.slots());
+      }
+    }
   }
   return r;
 }

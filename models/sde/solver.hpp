@@ -121,7 +121,7 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
 
 template <class ExecutionSpace, class Real>
 KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, run::Progress& progress,
-                        run::PhaseTimes& times) {
+                        run::PhaseTimes& times, EnsembleRanks const& ranks = {}) {
   validate(p);
   KuramotoConfig c;
   c.n = p.oscillators;
@@ -140,6 +140,7 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   c.coupling = p.coupling == "all-pairs" ? Coupling::all_pairs : Coupling::mean_field;
   c.tile = p.tile;
   c.column_splits = p.column_splits;
+  c.ranks = ranks;
   KuramotoRunResult r;
   r.kuramoto = integrate_kuramoto<ExecutionSpace, Real>(space, c, progress, times);
   r.dt = p.dt;

@@ -1,6 +1,7 @@
 """The comparison runner: its arithmetic on synthetic results, one real run of the probe suite
-on the executable under test, posing as two backends (1 and 2 threads), and peers (--peer): a
-stand-in peer program here, the real hcubature peer when PARITY_HCUBATURE_PEER names it."""
+on the executable under test, posing as two backends (1 and 2 threads), peers (--peer): a
+stand-in peer program here, the real hcubature peer when PARITY_HCUBATURE_PEER names it, and rank
+scaling (--ranks) under a stand-in launcher."""
 import csv
 import json
 import os
@@ -74,6 +75,22 @@ class Arithmetic(unittest.TestCase):
         s["phases_median_s"] = {"panel": 0.5, "policy": 1.5}
         self.assertAlmostEqual(runner.roofline_fraction(s, bounds, "float")["GBps"], 8.0)
         self.assertEqual(runner.roofline_fraction(summary(1.0), bounds, "float"), {})
+
+    def test_strong_scaling_rows(self):
+        entry = {"case": "c", "precision": "double", "scaling": {"mpi": [
+            {"ranks": 1, "median_s": 8.0, "communication_median_s": 0.0},
+            {"ranks": 2, "median_s": 4.0, "communication_median_s": 0.1},
+            {"ranks": 4, "median_s": 4.0, "communication_median_s": 2.0}]}}
+        rows = runner.scaling_rows(entry, "mpi")
+        self.assertEqual([r["speedup"] for r in rows], [1.0, 2.0, 2.0])
+        self.assertEqual([r["efficiency"] for r in rows], [1.0, 1.0, 0.5])
+        table = runner.scaling_table([entry])
+        self.assertIn("| c | double | mpi | 4 | 4 | 2.00x | 50 % | 2 |", table)
+        self.assertEqual(runner.scaling_table([{"case": "c", "precision": "double"}]), "")
+        self.assertEqual(runner.parse_ranks("1,2,4"), [1, 2, 4])
+        for bad in ("", "0,2", "2,2", "two"):
+            with self.assertRaises(Exception):
+                runner.parse_ranks(bad)
 
     def test_bad_exe_spec(self):
         with self.assertRaises(Exception):
@@ -151,6 +168,83 @@ else:
            "timing": {"total_seconds": 1e-3, "phases": {"all": {"seconds": 1e-3}}}, "results": {"answer": 42}}
 json.dump(doc, open(path, "w"))
 """
+
+
+# Stands in for mpirun: `-np N EXE ARGS...` runs EXE once and rewrites its report as N ranks would
+# (ranks.count N, the time divided by N, 1 ms of communication per rank beyond the first), or
+# leaves the rank count alone with --one-rank (an executable built without MPI).
+FAKE_MPIRUN = """#!/usr/bin/env python3
+import json, subprocess, sys
+args = sys.argv[1:]
+one_rank = args[0] == "--one-rank"
+if one_rank:
+    args = args[1:]
+assert args[0] == "-np", args
+n, cmd = int(args[1]), args[2:]
+rc = subprocess.run(cmd).returncode
+path = cmd[cmd.index("--json") + 1]
+doc = json.load(open(path))
+if not one_rank:
+    doc["ranks"]["count"] = n
+    doc["ranks"]["communication_seconds"] = [1e-3 * (n > 1)] * n
+    doc["timing"]["total_seconds"] /= n
+json.dump(doc, open(path, "w"))
+sys.exit(rc)
+"""
+
+
+class Ranks(unittest.TestCase):
+    def launcher(self, d):
+        path = Path(d, "fake-mpirun")
+        path.write_text(FAKE_MPIRUN)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+        return str(path)
+
+    def test_scaling_table(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = json.loads((ROOT / "perf/suites/probe.json").read_text())
+            suite.update(name="scale", cases=suite["cases"][:1], precisions=["double"])
+            Path(d, "scale.json").write_text(json.dumps(suite))
+            out = Path(d, "out")
+            rc = runner.main(["--suite", str(Path(d, "scale.json")), "--exe", f"one={EXE},threads=1",
+                              "--ranks", "1,2,4", "--mpirun", self.launcher(d), "--out", str(out), "--probe", "none",
+                              "--repetitions", "1", "--warmup", "0"])
+            self.assertEqual(rc, 0)
+            doc = json.loads(Path(out, "results.json").read_text())
+            self.assertEqual(doc["rank_counts"], [1, 2, 4])
+            entry = doc["results"][0]
+            runs = entry["scaling"]["one"]
+            self.assertEqual([r["ranks"] for r in runs], [1, 2, 4])
+            self.assertEqual([r["communication_median_s"] for r in runs], [0.0, 1e-3, 1e-3])
+            self.assertEqual([len(r["rank_communication_seconds"]) for r in runs], [1, 2, 4])
+            self.assertTrue(runs[0]["rank_phase_seconds"])  # the phases of every rank
+            self.assertEqual(entry["backends"]["one"]["ranks"], 1)  # the comparison tables: the first count
+            self.assertEqual(entry["backends"]["one"]["median_s"], runs[0]["median_s"])
+            table = Path(out, "table.md").read_text()
+            self.assertIn("## Strong scaling over MPI ranks", table)
+            for r in runner.scaling_rows(entry, "one"):
+                self.assertAlmostEqual(r["speedup"], runs[0]["median_s"] / r["median_s"])
+                self.assertIn(f"| {entry['case']} | double | one | {r['ranks']} | {r['median_s']:.4g} |", table)
+
+    def test_wrong_rank_count_fails_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = json.loads((ROOT / "perf/suites/probe.json").read_text())
+            suite.update(name="scale", cases=suite["cases"][:1], precisions=["double"])
+            Path(d, "scale.json").write_text(json.dumps(suite))
+            rc = runner.main(["--suite", str(Path(d, "scale.json")), "--exe", f"one={EXE},threads=1",
+                              "--ranks", "2", "--mpirun", f"{self.launcher(d)} --one-rank", "--out", d,
+                              "--probe", "none", "--repetitions", "1", "--warmup", "0"])
+            self.assertEqual(rc, 1)
+            doc = json.loads(Path(d, "results.json").read_text())
+            self.assertIn("ran on 1 rank(s), not 2", doc["results"][0]["failures"]["one"])
+
+    def test_bad_options_exit_2(self):
+        for bad in (["--ranks", "0,1"], ["--mpirun", "mpiexec"], ["--ranks", "2", "--mpirun", ""]):
+            with self.subTest(args=bad), tempfile.TemporaryDirectory() as d:
+                with self.assertRaises(SystemExit) as e:
+                    runner.main(["--suite", str(ROOT / "perf/suites/probe.json"), "--exe", f"one={EXE}",
+                                 "--out", d, *bad])
+                self.assertEqual(e.exception.code, 2)
 
 
 class Peers(unittest.TestCase):

@@ -1,8 +1,9 @@
 """The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
-without mpirun. SDE ensembles split their paths over the ranks and must give bit-identical
-statistics (JSON results and .npy arrays) for any N, with N not dividing the work evenly; the
-report names the rank count and every rank's phase times; commands that run on one rank only
-refuse several ranks with exit status 2.
+without mpirun. SDE ensembles split their paths over the ranks, Kuramoto its oscillators (mean
+field) or rows (all pairs), dual control its grid; each must
+give bit-identical results (JSON results and .npy arrays) for any N, with N not dividing the work
+evenly; the report names the rank count and every rank's phase times; commands that run on one
+rank only refuse several ranks with exit status 2.
 
 Usage: test_ranks.py EXE MPIEXEC NUMPROC_FLAG RANKS [PREFLAGS...]"""
 import json
@@ -27,17 +28,42 @@ for key, value in {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIR
     ENV.setdefault(key, value)
 
 # Timing-derived results differ from run to run; everything else must be identical.
-TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count"}
+TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count", "grid_point_updates_per_second"}
 
 # Small cases whose work does not split evenly: 2500 paths are 3 chunks of the moment sums (the
 # last one partial), so 2 sweep points are 6 chunks and 1 point 3; 2 and 3 ranks cut through a
 # sweep point. The second case writes the histogram into the JSON report (one sweep point).
+# Dual control: 15 x 11 x 9 = 1485 grid points (odd: no even split), the optimal policy (policy
+# evaluation, then Bellman and evaluation sweeps) and a simulation that reads the whole V.
+# Each case: the command line and a phase every rank must time.
 CASES = {
     "sweep": ["josephson", "--paths", "2500", "--periods", "4", "--transient", "1", "--steps-per-period", "50",
               "--sample-every", "25", "--sweep", "f:0:0.2:2", "--bins", "8"],
     "histogram": ["josephson", "--paths", "2100", "--periods", "3", "--transient", "1", "--steps-per-period", "40",
                   "--sample-every", "30", "--bins", "16", "--stepper", "euler", "--precision", "float"],
+    # Kuramoto mean field: 3000 oscillators in double are 1500 noise units, 6 chunks of the sums;
+    # 5000 in float five-point 1250 units, 5 chunks; 100 oscillators one chunk (ranks without
+    # oscillators). All pairs: 700 rows are 11 tiles of 64, with and without column shares.
+    "kuramoto": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16"],
+    "kuramoto-euler": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16",
+                       "--precision", "float", "--stepper", "euler", "--omega-spread", "0.5"],
+    "kuramoto-five-point": ["kuramoto", "-N", "5000", "--steps", "40", "--sample-every", "10", "--bins", "8",
+                            "--precision", "float", "--noise-law", "five-point"],
+    "kuramoto-tiny": ["kuramoto", "-N", "100", "--steps", "10", "--sample-every", "5", "--bins", "4"],
+    "all-pairs": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
+                  "--coupling", "all-pairs", "--tile", "64"],
+    "all-pairs-shares": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
+                         "--coupling", "all-pairs", "--tile", "64", "--stepper", "euler", "--precision", "float",
+                         "--omega-spread", "0.3", "--column-splits", "3"],
+    "dual-control": ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "--simulate-paths", "200",
+                     "--horizon", "20"],
+    "dual-control-float": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--precision", "float"],
 }
+PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
+         **{case: "parity::kuramoto::integrate" for case in ("kuramoto", "kuramoto-euler", "kuramoto-five-point",
+                                                             "kuramoto-tiny", "all-pairs", "all-pairs-shares")},
+         "dual-control": "parity::dual_control::value_iteration",
+         "dual-control-float": "parity::dual_control::policy_evaluation"}
 
 
 def run(args, ranks=None, timeout=120):
@@ -55,7 +81,7 @@ class Ranks(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r, json.loads(json_path.read_text())
 
-    def test_sde_ensembles_bit_identical(self):
+    def test_bit_identical(self):
         for case in CASES:
             with self.subTest(case=case), tempfile.TemporaryDirectory() as d:
                 d = Path(d)
@@ -64,20 +90,27 @@ class Ranks(unittest.TestCase):
                 self.assertEqual(many["ranks"]["count"], RANKS)
                 self.assertEqual(one["ranks"]["count"], 1)
                 for key, value in one["results"].items():
-                    if key not in TIMED:
+                    if key == "arrays":  # the folder differs
+                        self.assertEqual(many["results"][key]["files"], value["files"])
+                    elif key not in TIMED:
                         self.assertEqual(many["results"][key], value, key)
-                self.assertGreater(len(one["results"]["final_mean_v"]), 0)
+                self.assertEqual(many["iterations"], one["iterations"])
+                if case in ("sweep", "histogram"):
+                    self.assertGreater(len(one["results"]["final_mean_v"]), 0)
                 if case == "histogram":
                     self.assertEqual(sum(many["results"]["histogram"]), 2100)
                 plain_arrays = sorted(p.name for p in (d / "plain" / "arrays").iterdir())
-                self.assertIn("histogram.npy", plain_arrays)
+                self.assertIn("V.npy" if case.startswith("dual-control") else "histogram.npy", plain_arrays)
+                if CASES[case][0] == "kuramoto":  # every oscillator counted once
+                    oscillators = int(CASES[case][CASES[case].index("-N") + 1])
+                    self.assertEqual(sum(many["results"]["histogram_final"]), oscillators)
                 self.assertEqual(sorted(p.name for p in (d / "ranks" / "arrays").iterdir()), plain_arrays)
                 for name in plain_arrays:
                     self.assertEqual((d / "ranks" / "arrays" / name).read_bytes(),
                                      (d / "plain" / "arrays" / name).read_bytes(), name)
                 # Every rank's phases; only rank 0 prints.
                 phases = many["ranks"]["phase_seconds"]
-                self.assertIn("parity::josephson::integrate", phases)
+                self.assertIn(PHASE[case], phases)
                 for seconds in phases.values():
                     self.assertEqual(len(seconds), RANKS)
                     self.assertTrue(all(s >= 0 for s in seconds))
@@ -86,14 +119,30 @@ class Ranks(unittest.TestCase):
                 self.assertTrue(all(c >= 0 for c in comm))
                 if RANKS == 1:
                     self.assertEqual(comm, [0.0])
-                self.assertEqual(out.stdout.count("josephson:"), 1, out.stdout)
+                self.assertEqual(out.stdout.count(CASES[case][0] + ":"), 1, out.stdout)
+
+    def test_dual_control_checkpoint(self):
+        # Stopped after 3 sweeps on RANKS ranks (rank 0 writes the checkpoint), resumed on RANKS
+        # ranks: the same V and u as one uninterrupted run without mpirun.
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            args = ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "-q"]
+            r = run([*args, "--output", str(d / "plain")])
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = run([*args, "--max-iter", "3", "--checkpoint", str(d / "state.bin"), "--checkpoint-every", "0"],
+                    RANKS)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # not converged: stopped by --max-iter
+            r = run([*args, "--resume", str(d / "state.bin"), "--output", str(d / "resumed")], RANKS)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            for name in ("V.npy", "u.npy", "V_myopic.npy"):
+                self.assertEqual((d / "resumed" / name).read_bytes(), (d / "plain" / name).read_bytes(), name)
 
     def test_one_rank_commands_refuse_several(self):
         if RANKS == 1:
             r = run(["krusell-smith", "--help"], 1)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             return
-        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["kuramoto", "-q"], "kuramoto"),
+        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["cubature", "-q"], "cubature"),
                            (["run", "--all", "-q"], "runs on one rank only")):
             with self.subTest(command=args[0]):
                 r = run(args, RANKS)

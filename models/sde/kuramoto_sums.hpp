@@ -1,0 +1,113 @@
+#pragma once
+// The mean-field Kuramoto sums S = sum sin x_j, C = sum cos x_j in a fixed order for any split of
+// the oscillators over ranks (see kuramoto.hpp): which oscillators a rank holds (MeanFieldLayout),
+// the chunk sums of its passes and their reduction over all ranks (MeanFieldSums, finish_sums).
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <span>
+
+#include "models/sde/ensemble.hpp"
+
+namespace parity::sde::detail {
+
+template <class Mem>
+using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
+
+// Noise units per chunk of the mean-field sums (see the top of this file): 1024 oscillators in
+// float, 512 in double (Gaussian), the unit of the split across ranks.
+inline constexpr int mean_field_chunk_units = 256;
+
+// The oscillators of one rank in the mean-field passes: the units [t0, t0 + units) of all M, with
+// unit t's oscillators t + k M (k < per_block, those < n) in the slots l = (t - t0) + k units. With
+// one rank (t0 = 0, units = M) slot l is oscillator l.
+struct MeanFieldLayout {
+  int n = 0;  // oscillators of all ranks
+  int blocks = 0;  // M, units of all ranks
+  int per_block = 1;  // B
+  int t0 = 0, units = 0;  // this rank's units
+  KOKKOS_INLINE_FUNCTION int slot(int t, int k) const { return (t - t0) + k * units; }
+  KOKKOS_INLINE_FUNCTION int oscillator(int l) const { return t0 + l % units + (l / units) * blocks; }
+  int slots() const { return units * per_block; }
+  int chunks() const { return (units + mean_field_chunk_units - 1) / mean_field_chunk_units; }
+};
+
+// The layout of rank `rank` of `ranks`: a contiguous run of the ceil(M / chunk) chunks.
+inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ranks) {
+  MeanFieldLayout lay;
+  lay.n = n;
+  lay.per_block = per_block;
+  lay.blocks = (n + per_block - 1) / per_block;
+  long const chunks = (lay.blocks + mean_field_chunk_units - 1) / mean_field_chunk_units;
+  long const c0 = chunks * rank / ranks, c1 = chunks * (rank + 1) / ranks;
+  lay.t0 = int(std::min<long>(c0 * mean_field_chunk_units, lay.blocks));
+  lay.units = int(std::min<long>(c1 * mean_field_chunk_units, lay.blocks)) - lay.t0;
+  return lay;
+}
+
+// Chunk sums of sin, cos (row c: this rank's chunk c) and their reduction over all ranks' chunks.
+template <class ExecSpace>
+struct MeanFieldSums {
+  using Partials = Kokkos::View<double* [2], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
+  using HostPartials = Kokkos::View<double* [2], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  Partials mine, all;  // `all` is `mine` on one rank
+  HostPartials mine_host, all_host;  // several ranks: staging for the all-gather
+  EnsembleRanks ranks;
+};
+
+template <class ExecSpace>
+MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldLayout const& lay,
+                                              EnsembleRanks const& ranks) {
+  MeanFieldSums<ExecSpace> m;
+  using Partials = typename MeanFieldSums<ExecSpace>::Partials;
+  using HostPartials = typename MeanFieldSums<ExecSpace>::HostPartials;
+  m.ranks = ranks;
+  m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
+  m.all = m.mine;
+  if (ranks.size > 1) {
+    long const chunks = (lay.blocks + mean_field_chunk_units - 1) / mean_field_chunk_units;
+    m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), chunks);
+    m.mine_host = HostPartials("parity::sde::kuramoto_chunk_sums_host", lay.chunks());
+    m.all_host = HostPartials("parity::sde::kuramoto_chunk_sums_all_host", chunks);
+  }
+  return m;
+}
+
+// out = the sum of the chunk sums of all ranks in chunk order: on a host backend one loop (no
+// kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
+// device one team (the same order on every run of a backend and team size).
+template <class ExecSpace>
+void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
+                 SinCos<typename ExecSpace::memory_space> const& out) {
+  if (m.ranks.size > 1) {
+    Kokkos::deep_copy(space, m.mine_host, m.mine);
+    space.fence("parity::sde::kuramoto_chunk_sums_to_host");
+    m.ranks.all_gather(std::span<double const>(m.mine_host.data(), m.mine_host.size()),
+                       std::span<double>(m.all_host.data(), m.all_host.size()));
+    Kokkos::deep_copy(space, m.all, m.all_host);
+  }
+  auto const all = m.all;
+  int const chunks = int(all.extent(0));
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    space.fence("parity::sde::kuramoto_chunk_sums");
+    Sums<2> t;
+    for (int c = 0; c < chunks; ++c) t.v[0] += all(c, 0), t.v[1] += all(c, 1);
+    out() = t;
+    return;
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_sum_chunks", Policy(space, 1, Kokkos::AUTO),
+      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+        Sums<2> t;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, chunks),
+            [&](int c, Sums<2>& acc) {
+              acc.v[0] += all(c, 0);
+              acc.v[1] += all(c, 1);
+            },
+            t);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
+      });
+}
+
+}  // namespace parity::sde::detail
