@@ -659,6 +659,12 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
             detail::all_pairs_update<ExecSpace, Real>(space, x, f0, {}, dt, noise, step, true, x, row0, row1);
           }
           gather_rows(x);
+          // A step costs N^2 pair terms: report within a sample too, so a long sample is not silent.
+          if (step + 1 < end && clock.seconds() - last >= 0.5) {
+            space.fence("parity::sde::kuramoto_progress");
+            last = clock.seconds();
+            progress.update({"kuramoto steps", step + 1, -1.0, last, std::to_string(n) + " oscillators", c.steps});
+          }
         }
       }
       if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);

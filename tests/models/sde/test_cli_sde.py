@@ -2,6 +2,7 @@
 good run of each whose JSON report carries the results a benchmark needs."""
 import json
 import os
+import re
 import sys
 from pathlib import Path
 import tempfile
@@ -95,6 +96,14 @@ class SdeCli(CliTestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stderr, r"iter +\d+/400 +\d+\.\d%")
         self.assertIn("400/400 100.0%", r.stderr)
+
+    def test_all_pairs_progress_within_a_sample(self):
+        # One sample of 60 all-pairs steps lasts seconds: progress must not wait for its end.
+        r = parity("kuramoto", "-N", "4096", "--coupling", "all-pairs", "--steps", "60", "--sample-every", "60",
+                   "--threads", "2", timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        done = [int(k) for k in re.findall(r"iter +(\d+)/60", r.stderr)]
+        self.assertTrue(any(0 < k < 60 for k in done), r.stderr[-2000:])
 
     def test_josephson_sweep_report(self):
         with tempfile.TemporaryDirectory() as d:
