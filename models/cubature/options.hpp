@@ -52,7 +52,8 @@ inline char const* to_string(Status s) {
 // paper: the algorithm of Arumugam et al. (2013) as published: error |I7 - I5|, phase 1 hands
 // over once phase2_regions regions are unfinished, splits aim at max_regions.
 enum class Mode { improved, paper };
-// automatic: null rules in improved mode, |I7 - I5| in paper mode. two_level: the null rules
+// automatic: |I7 - I5| in paper mode; in improved mode two_level with the degree-9 rule and
+// null_rules with degree 7. difference with the degree-9 rule: null_rules. two_level: the null rules
 // without the |I7 - I5| floor where they see the asymptotic regime, checked at every split
 // against the parent's value (rule.hpp, integrate.hpp).
 enum class ErrorEstimate { automatic, difference, null_rules, two_level };
@@ -88,7 +89,7 @@ struct Tolerances {
 struct Options {
   Mode mode = Mode::improved;  // default improved (see Mode)
   ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
-  Rule rule = Rule::degree7;  // default degree7 (see Rule); ignored in paper mode
+  Rule rule = Rule::degree9;  // default degree9 (see Rule); ignored in paper mode
   std::int64_t max_evaluations = 1'000'000'000;  // default 1e9: integrand evaluations in all
   int initial_regions = 2048;  // default 2048: phase 1 starts from an even partition of about this many
   int max_regions = 2048;  // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
