@@ -1,6 +1,7 @@
 #pragma once
 // Deterministic adaptive cubature: the two-phase parallel algorithm of Arumugam, Godunov,
-// Ranjan, Terzic & Zubair (2013) around the Genz-Malik degree-7/5 rule (rule.hpp).
+// Ranjan, Terzic & Zubair (2013) around the fully symmetric degree-9 rule (rule9.hpp; the
+// default) or the Genz-Malik degree-7/5 rule (rule.hpp; Options::rule, always in paper mode).
 //
 //   Result r = integrate<ExecutionSpace, Real>(space, f, lower, upper, tolerances, options);
 //

@@ -21,6 +21,13 @@ constexpr std::int64_t rule_points(int n) {
   return 1 + 4 * std::int64_t(n) + 2 * std::int64_t(n) * (n - 1) + (std::int64_t(1) << n);
 }
 
+// Points of the degree-9 rule (rule9.hpp) per region: 1 + 8n + 6n(n-1) + 4n(n-1)(n-2)/3 + 2^n
+// (273, 453, 717, 1105 at n = 5, 6, 7, 8); in one dimension the degree-7 rule stands in.
+constexpr std::int64_t rule9_points(int n) {
+  std::int64_t const d = n;
+  return n < 2 ? rule_points(n) : 1 + 8 * d + 6 * d * (d - 1) + 4 * d * (d - 1) * (d - 2) / 3 + (std::int64_t(1) << n);
+}
+
 enum class Status { converged, budget_exhausted, storage_exhausted, integrand_not_finite, not_converged };
 
 inline char const* to_string(Status s) {
@@ -45,10 +52,17 @@ inline char const* to_string(Status s) {
 // paper: the algorithm of Arumugam et al. (2013) as published: error |I7 - I5|, phase 1 hands
 // over once phase2_regions regions are unfinished, splits aim at max_regions.
 enum class Mode { improved, paper };
-// automatic: null rules in improved mode, |I7 - I5| in paper mode. two_level: the null rules
+// automatic: |I7 - I5| in paper mode; in improved mode two_level with the degree-9 rule and
+// null_rules with degree 7. difference with the degree-9 rule: null_rules. two_level: the null rules
 // without the |I7 - I5| floor where they see the asymptotic regime, checked at every split
 // against the parent's value (rule.hpp, integrate.hpp).
 enum class ErrorEstimate { automatic, difference, null_rules, two_level };
+
+// The cubature rule of the improved mode (paper mode always uses degree 7): degree7, the
+// Genz-Malik rule with its embedded degree-5 rule; degree9, the fully symmetric degree-9 rule of
+// Genz & Malik's family with four null rules (rule9.hpp; degree 7 stands in for n = 1).
+enum class Rule { degree7, degree9 };
+inline char const* to_string(Rule r) { return r == Rule::degree9 ? "degree9" : "degree7"; }
 
 inline char const* to_string(Mode m) { return m == Mode::paper ? "paper" : "improved"; }
 inline char const* to_string(ErrorEstimate e) {
@@ -75,6 +89,7 @@ struct Tolerances {
 struct Options {
   Mode mode = Mode::improved;  // default improved (see Mode)
   ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
+  Rule rule = Rule::degree9;  // default degree9 (see Rule); ignored in paper mode
   std::int64_t max_evaluations = 1'000'000'000;  // default 1e9: integrand evaluations in all
   int initial_regions = 2048;  // default 2048: phase 1 starts from an even partition of about this many
   int max_regions = 2048;  // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
@@ -130,6 +145,8 @@ struct Result {
                                        // budget, host memory or iteration limit stopped the run)
   Mode mode = Mode::improved;
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
+  Rule rule = Rule::degree7;  // the one used
+  std::int64_t points = 0;  // integrand evaluations per application of the rule
   int heap_capacity = 0;
   double tolerance = 0.0;  // max(tau_abs, tau_rel |I|) at the end
   std::vector<Phase1Step> history;
@@ -151,8 +168,10 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(std::isfinite(tol.absolute) && tol.absolute >= 0, "absolute tolerance must be >= 0");
   require(std::isfinite(tol.relative) && tol.relative >= 0, "relative tolerance must be >= 0");
   require(tol.absolute > 0 || tol.relative > 0, "at least one of the absolute and relative tolerances must be > 0");
-  require(opt.max_evaluations >= rule_points(n), "max evaluations must be at least one rule application (" +
-                                                     std::to_string(rule_points(n)) + " points in " +
+  std::int64_t const points =
+      opt.mode == Mode::improved && opt.rule == Rule::degree9 ? rule9_points(n) : rule_points(n);
+  require(opt.max_evaluations >= points, "max evaluations must be at least one rule application (" +
+                                                     std::to_string(points) + " points in " +
                                                      std::to_string(n) + " dimensions)");
   require(opt.initial_regions >= 1 && opt.initial_regions <= (1 << 24), "initial regions must be in [1, 2^24]");
   require(opt.max_regions >= 2 && opt.max_regions <= (1 << 24), "max regions (Lmax) must be in [2, 2^24]");

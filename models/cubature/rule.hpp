@@ -87,6 +87,17 @@ struct RuleConstants {
   }
 };
 
+// The degree-9 rule's data (built on the host by make_degree9 in rule9.hpp): generators on
+// [-1,1] (g[0..3] on the axes, g[4] the corner point), weights of the nine orbits, and eight null
+// rules (0-1 degree 7, 2-4 degree 5, 5-6 degree 3, 7 degree 1; zero where an orbit is empty).
+template <class Real>
+struct Degree9Weights {
+  bool enabled = false;
+  Real g[5] = {};
+  Real w[9] = {};
+  Real null[8][9] = {};
+};
+
 // Null rules as per-point weights on the five orbits (center, +-l2 e_i, +-l3 e_i, pairs, 2^n
 // corners), unscaled by the volume; see the top of this file. enabled = false: the error is
 // |I7 - I5|.
@@ -104,7 +115,28 @@ struct NullRules {
   Real r_sharp = Real(0.2);  // DCUHRE's "strongly decreasing": both ratios <= 1/5
   Real c_sharp = Real(5);
   double c_scale = 0.5, c_add = 0.25;  // DCUHRE's ERRCOF(5), ERRCOF(6)
+  // The degree-9 rule (rule9.hpp) when nine.enabled: its generators, weights and null rules.
+  // The estimate then works on its null rules of degree 7, 5 and 3 as above on N1..N4.
+  Degree9Weights<Real> nine;
 };
+
+// The estimate from the null rules' values (see the top of this file): e1 from the null rule(s)
+// of the highest degree, e2 and e3 the next; `difference` the rule's own floor (|I7 - I5|).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real combine_nulls(NullRules<Real> const& nulls, Real e1, Real e2, Real e3, Real difference) {
+  Real const big = Kokkos::fmax(e1, Kokkos::fmax(e2, e3));
+  // r = max(e1/e2, e2/e3) <= r_crit, written without dividing by zero.
+  bool const asymptotic = e1 <= nulls.r_crit * e2 && e2 <= nulls.r_crit * e3;
+  if (!asymptotic) return nulls.c_coarse * Kokkos::fmax(big, difference);
+  Real const ratio = Kokkos::fmax(e2 > 0 ? e1 / e2 : Real(0), e3 > 0 ? e2 / e3 : Real(0));
+  if (nulls.sharp && ratio <= nulls.r_sharp) {
+    // Guard against an accidentally small N1 (a sign change inside the region): e1 no
+    // smaller than the value the slower ratio predicts from e2.
+    Real const e1_guard = Kokkos::fmax(e1, e3 > 0 ? e2 * (e2 / e3) : Real(0));
+    return nulls.c_sharp * ratio * e1_guard;
+  }
+  return Kokkos::fmax(nulls.c_asymptotic * ratio * e1, difference);
+}
 
 // Orbit sizes of the rule in n dimensions.
 inline void orbit_counts(int n, double* count) {
@@ -205,15 +237,16 @@ struct RegionEstimate {
   Real integral;  // degree-7 value
   Real lower;  // embedded degree-5 value
   Real error;  // the error estimate (|integral - lower| or from the null rules)
-  Real null[4];  // the null rules' values N1..N4 (zero without null rules)
+  Real null[8];  // the null rules' values N1..N4 (degree 9: its eight; zero without null rules)
   int axis;  // split axis
   bool finite;  // every integrand value was finite
 };
 
-// Team scratch a rule evaluation needs: three Reals per axis.
+// Team scratch a rule evaluation needs: five Reals per axis (three for degree 7, five for the
+// degree-9 rule of rule9.hpp).
 template <class Real>
 KOKKOS_INLINE_FUNCTION constexpr std::size_t rule_scratch_reals() {
-  return 3 * max_dim;
+  return 5 * max_dim;
 }
 
 // Evaluates the rule on the region (c, h) with the whole team; every team member returns the
@@ -320,6 +353,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
   r.error = Kokkos::abs(i7 - i5);
   r.axis = axis;
   r.finite = Kokkos::isfinite(i7) && Kokkos::isfinite(i5) && Kokkos::isfinite(s2 + s3 + maxdiff);
+  for (int q = 4; q < 8; ++q) r.null[q] = Real(0);
   for (int q = 0; q < 4; ++q)
     r.null[q] = nulls.enabled ? volume * (nulls.w[q][0] * f0 + nulls.w[q][1] * s2 + nulls.w[q][2] * s3 +
                                           nulls.w[q][3] * s4 + nulls.w[q][4] * s5)
@@ -331,23 +365,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
     Real const floor = Real(64) * eps * volume *
                        (Kokkos::abs(k.w1 * f0) + Kokkos::abs(k.w2 * s2) + Kokkos::abs(k.w3 * s3) +
                         Kokkos::abs(k.w4 * s4) + Kokkos::abs(k.w5 * s5));
-    Real const big = Kokkos::fmax(e1, Kokkos::fmax(e2, e3));
-    // r = max(e1/e2, e2/e3) <= r_crit, written without dividing by zero.
-    bool const asymptotic = e1 <= nulls.r_crit * e2 && e2 <= nulls.r_crit * e3;
-    Real err;
-    if (asymptotic) {
-      Real const ratio = Kokkos::fmax(e2 > 0 ? e1 / e2 : Real(0), e3 > 0 ? e2 / e3 : Real(0));
-      if (nulls.sharp && ratio <= nulls.r_sharp) {
-        // Guard against an accidentally small N1 (a sign change inside the region): e1 no
-        // smaller than the value the slower ratio predicts from e2.
-        Real const e1_guard = Kokkos::fmax(e1, e3 > 0 ? e2 * (e2 / e3) : Real(0));
-        err = nulls.c_sharp * ratio * e1_guard;
-      } else {
-        err = Kokkos::fmax(nulls.c_asymptotic * ratio * e1, Kokkos::abs(i7 - i5));
-      }
-    } else {
-      err = nulls.c_coarse * Kokkos::fmax(big, Kokkos::abs(i7 - i5));
-    }
+    Real const err = combine_nulls(nulls, e1, e2, e3, Kokkos::abs(i7 - i5));
     r.error = Kokkos::fmax(err, floor);
   }
   // A barrier so that the scratch may be reused by the caller's next evaluation.

@@ -18,6 +18,7 @@
 #include "models/cubature/detail/region_list.hpp"
 #include "models/cubature/options.hpp"
 #include "models/cubature/rule.hpp"
+#include "models/cubature/rule9.hpp"
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -143,7 +144,6 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
                                                 Tolerances const& tol_, Options const& opt_)
     : space(space_), f(f_), tol(tol_), opt(opt_) {
   n = int(lower.size());
-  points = rule_points(n);
   team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
   for (int i = 0; i < n; ++i) {
     lo[i] = lower[i];
@@ -151,13 +151,26 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
     box_half[i] = 0.5 * (upper[i] - lower[i]);
   }
   paper = opt.mode == Mode::paper;
-  ErrorEstimate const estimate_kind = opt.error_estimate != ErrorEstimate::automatic
-                                          ? opt.error_estimate
-                                          : (paper ? ErrorEstimate::difference : ErrorEstimate::null_rules);
+  bool const nine = !paper && opt.rule == Rule::degree9 && n >= 2;
+  points = nine ? rule9_points(n) : rule_points(n);
+  // automatic: |I7 - I5| in paper mode; improved mode two_level with the degree-9 rule (the
+  // floored null_rules estimate missed smooth Genz cases there) and null_rules with degree 7.
+  // The degree-9 rule has no |I7 - I5|: difference means null_rules there.
+  ErrorEstimate estimate_kind =
+      opt.error_estimate != ErrorEstimate::automatic
+          ? opt.error_estimate
+          : (paper ? ErrorEstimate::difference : nine ? ErrorEstimate::two_level : ErrorEstimate::null_rules);
+  if (nine && estimate_kind == ErrorEstimate::difference) estimate_kind = ErrorEstimate::null_rules;
   nulls = estimate_kind == ErrorEstimate::null_rules || estimate_kind == ErrorEstimate::two_level
               ? make_null_rules<Real>(n)
               : NullRules<Real>();
   nulls.sharp = estimate_kind == ErrorEstimate::two_level;
+  if (nine) {  // the degree-9 rule always estimates from its null rules (rule9.hpp)
+    nulls.enabled = true;
+    nulls.nine = make_degree9<Real>(n);
+  }
+  res.rule = nine ? Rule::degree9 : Rule::degree7;
+  res.points = points;
   res.mode = opt.mode;
   res.error_estimate = estimate_kind;
   memory_bytes = opt.max_memory_mb * 1048576.0;

@@ -66,7 +66,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
   auto const axis = list.axis;
   int const capacity = int(heaps.extent(1));
   int const stride = 2 * n + 3;
-  std::int64_t const cost = 2 * rule_points(n);
+  std::int64_t const cost = 2 * (nulls.nine.enabled ? rule9_points(n) : rule_points(n));
   Kokkos::parallel_for(
       "parity::cubature::phase2", Policy(space, count, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
@@ -140,8 +140,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
           });
           team.team_barrier();
           if (is(2) != reason_running) break;
-          auto ea = evaluate_region(team, f, n, ca, ha, rule_s, nulls);
-          auto eb = evaluate_region(team, f, n, cb, hb, rule_s, nulls);
+          auto ea = evaluate_rule(team, f, n, ca, ha, rule_s, nulls);
+          auto eb = evaluate_rule(team, f, n, cb, hb, rule_s, nulls);
           Kokkos::single(Kokkos::PerTeam(team), [&]() {
             if (nulls.sharp) {  // the two-level check (two_level_check) on the popped parent
               auto const raise = two_level_raise(double(top[2 * n]), double(ea.integral) + double(eb.integral),

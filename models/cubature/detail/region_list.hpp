@@ -10,6 +10,7 @@
 
 #include "models/cubature/options.hpp"
 #include "models/cubature/rule.hpp"
+#include "models/cubature/rule9.hpp"
 #include "parity/algorithms/fixed_order_sum.hpp"
 
 namespace parity::cubature::detail {
@@ -102,7 +103,7 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
         int const r = team.league_rank();
         Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
-        auto const e = evaluate_region(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
+        auto const e = evaluate_rule(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           estimate(r) = e.integral;
           error(r) = e.error;

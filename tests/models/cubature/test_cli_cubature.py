@@ -102,9 +102,11 @@ class CubatureCli(CliTestCase):
     def test_host_parking(self):
         # A region list that outgrows --max-memory-mb is refined in pieces, the others parked in
         # host memory: converged, nothing left unrefined, and the report says how much was parked.
+        # (Degree 7: the degree-9 rule converges here before the list outgrows 0.05 MB.)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
             r = parity("cubature", "--integrand", "gaussian", "--dim", "3", "--a", "5", "--u", "0.5",
+                       "--rule", "degree7",
                        "--rel-tol", "1e-8", "--max-memory-mb", "0.05", "--max-host-memory-mb", "8",
                        "--json", path, "--quiet")
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -168,24 +170,36 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--error-estimate", "guess"), "--error-estimate")
 
     def test_modes(self):
-        # Both modes on the same problem: the report names the mode and the estimate used, and
-        # each meets the tolerance with a true error within it. (Evaluations are not compared:
-        # here, f5 4-D at 1e-8, the improved mode needs 1.21x the paper mode's - 129 vs 107
-        # million, with either estimate - while on the Genz set of the unit tests 0.7x.)
+        # Both modes and both rules on the same problem: the report names the mode, rule and
+        # estimate used, and each meets the tolerance with a true error within it. (Evaluations
+        # are not compared between the modes: here, f5 4-D at 1e-8, the improved mode with
+        # degree 7 needs 1.21x the paper mode's - 129 vs 107 million, with either estimate -
+        # while on the Genz set of the unit tests 0.7x.) The degree-9 default needs far fewer.
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
-            for mode in ("paper", "improved"):
+            evaluations = {}
+            for mode, rule in (("paper", "degree9"), ("improved", "degree7"), ("improved", "degree9")):
                 r = parity("cubature", "--integrand", "f5", "--dim", "4", "--rel-tol", "1e-8", "--mode", mode,
-                           "--json", path, "--quiet")
+                           "--rule", rule, "--json", path, "--quiet")
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 doc = json.loads(Path(path).read_text())
                 self.assertEqual(doc["parameters"]["mode"], mode)
                 res = doc["results"]
                 self.assertEqual(res["mode"], mode)
-                self.assertEqual(res["error_estimate_method"], "difference" if mode == "paper" else "null_rules")
+                used = "degree7" if mode == "paper" else rule  # paper mode always uses degree 7
+                self.assertEqual(res["rule"], used)
+                self.assertEqual(res["rule_points"], 153 if used == "degree9" else 57)
+                expected = {"paper": "difference", "degree7": "null_rules", "degree9": "two_level"}
+                self.assertEqual(res["error_estimate_method"], expected["paper" if mode == "paper" else rule])
                 self.assertLess(res["true_error"], 1e-8 * 2.0)
                 self.assertLessEqual(res["true_error"], res["error_estimate"])
+                evaluations[mode, rule] = res["evaluations"]
+        self.assertLess(evaluations["improved", "degree9"], evaluations["improved", "degree7"] / 10)
 
+    def test_rule_option(self):
+        default = parity("cubature", "--help")
+        self.assertIn("--rule", default.stdout)
+        self.assert_bad_input(parity("cubature", "--rule", "degree8"), "--rule")
 
 if __name__ == "__main__":
     unittest.main()
