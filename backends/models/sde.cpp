@@ -28,10 +28,9 @@ JosephsonResult run(JosephsonParams const& p, Precision precision, run::Progress
 
 KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace space;
-  return with_precision(
-      precision, [&](auto real) {
-        return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
-      });
+  return with_precision(precision, [&](auto real) {
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
+  });
 }
 
 }  // namespace parity::sde

@@ -171,8 +171,8 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   std::int64_t const points =
       opt.mode == Mode::improved && opt.rule == Rule::degree9 ? rule9_points(n) : rule_points(n);
   require(opt.max_evaluations >= points, "max evaluations must be at least one rule application (" +
-                                                     std::to_string(points) + " points in " +
-                                                     std::to_string(n) + " dimensions)");
+                                             std::to_string(points) + " points in " + std::to_string(n) +
+                                             " dimensions)");
   require(opt.initial_regions >= 1 && opt.initial_regions <= (1 << 24), "initial regions must be in [1, 2^24]");
   require(opt.max_regions >= 2 && opt.max_regions <= (1 << 24), "max regions (Lmax) must be in [2, 2^24]");
   require(opt.phase2_regions >= 1 && 2 * opt.phase2_regions <= opt.max_regions,

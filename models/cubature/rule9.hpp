@@ -35,10 +35,9 @@ namespace parity::cubature {
 namespace detail {
 
 // Generators on [-1, 1] (Genz & Malik 1983's degree-9 rule).
-inline constexpr double degree9_generators[5] = {0.9559073158045390123857208394343660129464,
-                                                  0.4060571747382397355996068804746558266516,
-                                                  0.8952547092523562576415409613061996078570, 0.25,
-                                                  0.6860757975617562914002852290329357206814};
+inline constexpr double degree9_generators[5] = {
+    0.9559073158045390123857208394343660129464, 0.4060571747382397355996068804746558266516,
+    0.8952547092523562576415409613061996078570, 0.25, 0.6860757975617562914002852290329357206814};
 
 // Calls visit(k, x) for every point x (n coordinates on [-1, 1]) of orbit k = 0..8.
 template <class Visit>
@@ -86,9 +85,9 @@ void degree9_points(int n, double const* g, Visit&& visit) {
 
 // The twelve classes of even monomials of degree <= 8, as exponents of x_1..x_4, by degree.
 inline constexpr int degree9_classes = 12;
-inline constexpr int degree9_exponents[degree9_classes][4] = {
-    {0, 0, 0, 0}, {2, 0, 0, 0}, {4, 0, 0, 0}, {2, 2, 0, 0}, {6, 0, 0, 0}, {4, 2, 0, 0},
-    {2, 2, 2, 0}, {8, 0, 0, 0}, {6, 2, 0, 0}, {4, 4, 0, 0}, {4, 2, 2, 0}, {2, 2, 2, 2}};
+inline constexpr int degree9_exponents[degree9_classes][4] = {{0, 0, 0, 0}, {2, 0, 0, 0}, {4, 0, 0, 0}, {2, 2, 0, 0},
+                                                              {6, 0, 0, 0}, {4, 2, 0, 0}, {2, 2, 2, 0}, {8, 0, 0, 0},
+                                                              {6, 2, 0, 0}, {4, 4, 0, 0}, {4, 2, 2, 0}, {2, 2, 2, 2}};
 inline constexpr int degree9_class_degree[degree9_classes] = {0, 2, 4, 4, 6, 6, 6, 8, 8, 8, 8, 8};
 
 inline int class_variables(int m) {
@@ -202,8 +201,11 @@ Degree9Weights<Real> make_degree9(int n) {
   int next[4] = {0, 2, 5, 7};
   int const last[4] = {2, 5, 7, 8};
   for (int b = 0; b < found; ++b) {
-    int const group = basis_degree[b] == 8 ? 0 : basis_degree[b] == 6 ? 1 : basis_degree[b] == 4 ? 2
-                                                                          : basis_degree[b] == 2 ? 3 : -1;
+    int const group = basis_degree[b] == 8   ? 0
+                      : basis_degree[b] == 6 ? 1
+                      : basis_degree[b] == 4 ? 2
+                      : basis_degree[b] == 2 ? 3
+                                             : -1;
     if (group < 0 || next[group] >= last[group]) continue;
     for (int k = 0; k < 9; ++k) out.null[next[group]][k] = Real(scale * basis[b][k]);
     ++next[group];
@@ -268,8 +270,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
       p.x[i] = c[i] - k.g[q] * h[i];
       scratch[q * max_dim + i] = a + f(p);
     }
-    scratch[4 * max_dim + i] =
-        Kokkos::abs((scratch[max_dim + i] - 2 * f0) - ratio * (scratch[i] - 2 * f0));
+    scratch[4 * max_dim + i] = Kokkos::abs((scratch[max_dim + i] - 2 * f0) - ratio * (scratch[i] - 2 * f0));
   });
 
   // +-g1 e_i +- g1 e_j (i < j), 4 points per pair, and +-g1 e_i +- g2 e_j (both orders), 8.

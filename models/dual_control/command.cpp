@@ -277,9 +277,10 @@ class Command final : public cli::Command {
     // Which solve stopped: an optimal run whose cap was spent by the myopic start never reached a
     // Bellman sweep, and "0 iterations" alone would not say why. The same shape as Krusell-Smith's.
     r.results["stopped"] =
-        res.converged ? nlohmann::json(nullptr)
-                      : nlohmann::json{{"stage", res.stopped_in},
-                                       {"reason", fmt::format("--max-iter {} reached in the {}", p.max_iter, res.stopped_in)}};
+        res.converged
+            ? nlohmann::json(nullptr)
+            : nlohmann::json{{"stage", res.stopped_in},
+                             {"reason", fmt::format("--max-iter {} reached in the {}", p.max_iter, res.stopped_in)}};
     if (p.policy == Policy::optimal) {
       r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;

@@ -225,8 +225,8 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
       "parity::sde::kuramoto_sums", Policy(space, lay.chunks(), Kokkos::AUTO),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
         int const tb = lay.t0 + team.league_rank() * mean_field_chunk_units;
-        int const te = tb + mean_field_chunk_units < lay.t0 + lay.units ? tb + mean_field_chunk_units
-                                                                         : lay.t0 + lay.units;
+        int const te =
+            tb + mean_field_chunk_units < lay.t0 + lay.units ? tb + mean_field_chunk_units : lay.t0 + lay.units;
         Sums<2> s;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -235,7 +235,8 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                 if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
             },
             s);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
       });
 }
 
@@ -502,8 +503,7 @@ void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecS
   bool const two = f1.extent(0) > 0;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_all_pairs_update",
-      Kokkos::RangePolicy<ExecSpace>(space, begin, end < 0 ? int(x.extent(0)) : end),
-      KOKKOS_LAMBDA(int i) {
+      Kokkos::RangePolicy<ExecSpace>(space, begin, end < 0 ? int(x.extent(0)) : end), KOKKOS_LAMBDA(int i) {
         Real const gdw = noise.one(step, i);
         Real y = two ? x(i) + (f0(i) + f1(i)) * a + gdw : x(i) + f0(i) * a + gdw;
         out(i) = wrap ? wrap_phase(y) : y;

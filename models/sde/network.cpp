@@ -342,9 +342,8 @@ std::string resolve_storage(std::string const& storage, int n, std::int64_t nonz
   double const dense_bytes = double(n) * double(n) * real_bytes;
   double const sparse_bytes = double(nonzeros) * (4 + real_bytes) + 4.0 * (n + 1);
   if (storage == "dense") {
-    require(n <= max_dense_oscillators, "--storage dense holds N^2 couplings: N = " + std::to_string(n) +
-                                            " is above " + std::to_string(max_dense_oscillators) +
-                                            "; use --storage sparse");
+    require(n <= max_dense_oscillators, "--storage dense holds N^2 couplings: N = " + std::to_string(n) + " is above " +
+                                            std::to_string(max_dense_oscillators) + "; use --storage sparse");
     return "dense";
   }
   if (storage == "sparse") return "sparse";

@@ -214,8 +214,7 @@ class NetworkKuramotoCommand final : public cli::Command {
       write_order_parameter(*context.output, k, t);
       if (!res.local_r.empty()) {
         if (res.replica_count > 1)
-          context.output->npy("local_r", res.local_r,
-                              {std::size_t(res.replica_count), std::size_t(res.oscillators)});
+          context.output->npy("local_r", res.local_r, {std::size_t(res.replica_count), std::size_t(res.oscillators)});
         else
           context.output->npy("local_r", res.local_r, {res.local_r.size()});
       }

@@ -105,8 +105,8 @@ struct NetworkCoupling {
 
 // [A B] = K [s c] (2 R columns) by spmv or gemm.
 template <class ExecSpace, class Real>
-void coupling_product(ExecSpace const& space, NetworkCoupling<ExecSpace, Real> const& k, Block<ExecSpace, Real> const& sc,
-                      Block<ExecSpace, Real> const& ab) {
+void coupling_product(ExecSpace const& space, NetworkCoupling<ExecSpace, Real> const& k,
+                      Block<ExecSpace, Real> const& sc, Block<ExecSpace, Real> const& ab) {
   if (k.dense.extent(0) > 0)
     KokkosBlas::gemm(space, "N", "N", Real(1), k.dense, sc, Real(0), ab);
   else
@@ -115,8 +115,9 @@ void coupling_product(ExecSpace const& space, NetworkCoupling<ExecSpace, Real> c
 
 // [s_r c_r] of every replica r into columns 2r, 2r + 1, then the product into ab.
 template <class ExecSpace, class Real>
-void network_coupling_sums(ExecSpace const& space, Block<ExecSpace, Real> const& x, NetworkCoupling<ExecSpace, Real> const& k,
-                           Block<ExecSpace, Real> const& sc, Block<ExecSpace, Real> const& ab) {
+void network_coupling_sums(ExecSpace const& space, Block<ExecSpace, Real> const& x,
+                           NetworkCoupling<ExecSpace, Real> const& k, Block<ExecSpace, Real> const& sc,
+                           Block<ExecSpace, Real> const& ab) {
   int const n = int(x.extent(0));
   Kokkos::parallel_for(
       "parity::sde::network_kuramoto_sincos", Kokkos::RangePolicy<ExecSpace>(space, 0, n * int(x.extent(1))),
@@ -237,9 +238,10 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
   std::vector<Kokkos::View<double**, Mem>> order(nr);
   std::vector<Kokkos::View<int**, Mem>> hist(nr);
   for (int r = 0; r < nr; ++r) {
-    order[r] = Kokkos::View<double**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_order"), samples, 2);
-    hist[r] = Kokkos::View<int**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_histogram"), samples,
-                                       bins);
+    order[r] =
+        Kokkos::View<double**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_order"), samples, 2);
+    hist[r] =
+        Kokkos::View<int**, Mem>(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_histogram"), samples, bins);
   }
   Real const dt = Real(c.dt), inv_gamma = Real(1.0 / c.gamma);
   bool const identical = c.omega.empty() && c.omega_width == 0;

@@ -156,10 +156,10 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
   // automatic: |I7 - I5| in paper mode; improved mode two_level with the degree-9 rule (the
   // floored null_rules estimate missed smooth Genz cases there) and null_rules with degree 7.
   // The degree-9 rule has no |I7 - I5|: difference means null_rules there.
-  ErrorEstimate estimate_kind =
-      opt.error_estimate != ErrorEstimate::automatic
-          ? opt.error_estimate
-          : (paper ? ErrorEstimate::difference : nine ? ErrorEstimate::two_level : ErrorEstimate::null_rules);
+  ErrorEstimate estimate_kind = opt.error_estimate != ErrorEstimate::automatic ? opt.error_estimate
+                                                                               : (paper  ? ErrorEstimate::difference
+                                                                                  : nine ? ErrorEstimate::two_level
+                                                                                         : ErrorEstimate::null_rules);
   if (nine && estimate_kind == ErrorEstimate::difference) estimate_kind = ErrorEstimate::null_rules;
   nulls = estimate_kind == ErrorEstimate::null_rules || estimate_kind == ErrorEstimate::two_level
               ? make_null_rules<Real>(n)

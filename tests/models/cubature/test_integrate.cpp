@@ -115,9 +115,8 @@ int genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstima
               << family_cases[int(f)][0] << " at 1e-3, " << family_bounded[int(f)][1] << "/" << family_cases[int(f)][1]
               << " at 1e-6\n";
   std::cout << "Genz families, " << cub::to_string(mode) << " mode, " << cub::to_string(rule) << ", "
-            << cub::to_string(estimate)
-            << " estimate: error estimate >= true error in " << bounded << " of " << cases << " cases ("
-            << double(bounded) / cases << "); converged " << converged << "; of " << smooth_converged
+            << cub::to_string(estimate) << " estimate: error estimate >= true error in " << bounded << " of " << cases
+            << " cases (" << double(bounded) / cases << "); converged " << converged << "; of " << smooth_converged
             << " converged non-discontinuous cases " << accurate << " are within 10x the tolerance; " << evaluations
             << " evaluations in all\n";
   ::testing::Test::RecordProperty(
@@ -278,9 +277,9 @@ TEST(CubatureIntegrate, Degree9DeterministicThroughPhaseTwo) {
   std::vector<double> const lo(4, 0.0), hi(4, 1.0);
   double const exact = cub::genz_exact(Family::product_peak, a, u, lo, hi);
   auto const r = genz(Family::product_peak, a, u, 1e-9, o);
-  std::cout << "product peak 4-D degree 9, 0.1 MB: " << r.phase2_regions << " in phase 2, "
-            << cub::to_string(r.status) << ", " << r.evaluations << " evaluations, true rel error "
-            << std::abs(r.integral - exact) / exact << ", estimate " << r.error / exact << "\n";
+  std::cout << "product peak 4-D degree 9, 0.1 MB: " << r.phase2_regions << " in phase 2, " << cub::to_string(r.status)
+            << ", " << r.evaluations << " evaluations, true rel error " << std::abs(r.integral - exact) / exact
+            << ", estimate " << r.error / exact << "\n";
   EXPECT_EQ(r.rule, cub::Rule::degree9);
   EXPECT_GT(r.phase2_regions, 0);
   EXPECT_EQ(r.evaluations, r.regions_evaluated * r.points);

@@ -126,7 +126,8 @@ void dense_against_sparse(sde::Stepper stepper, double tol) {
     for (std::size_t s = 0; s < sparse.replicas[r].r.size(); ++s)
       dr = std::max(dr, std::abs(sparse.replicas[r].r[s] - dense.replicas[r].r[s]));
   }
-  for (std::size_t i = 0; i < sparse.local_r.size(); ++i) dl = std::max(dl, std::abs(sparse.local_r[i] - dense.local_r[i]));
+  for (std::size_t i = 0; i < sparse.local_r.size(); ++i)
+    dl = std::max(dl, std::abs(sparse.local_r[i] - dense.local_r[i]));
   std::printf("  %s %s: dense - sparse: max |dx| = %.2e, max |dr| = %.2e, max |d r_i| = %.2e\n",
               sizeof(Real) == 8 ? "double" : "float", stepper == sde::Stepper::srk2 ? "srk2" : "euler", dx, dr, dl);
   EXPECT_LT(dx, tol);
