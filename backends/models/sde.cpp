@@ -3,6 +3,10 @@
 #include "models/sde/entry.hpp"
 #include "models/sde/solver.hpp"
 #include "parity/run/ranks.hpp"
+#ifdef PARITY_HAVE_KOKKOS_KERNELS
+#include "models/sde/network.hpp"
+#include "models/sde/network_kuramoto.hpp"
+#endif
 
 namespace parity::sde {
 namespace {
@@ -32,5 +36,19 @@ KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progres
     return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
   });
 }
+
+#ifdef PARITY_HAVE_KOKKOS_KERNELS
+// The network model is instantiated here, beside the Kuramoto solvers, and not in a translation
+// unit of its own: it runs kuramoto.hpp's kernels (device lambdas inside templates). nvcc gives
+// each such lambda's host wrapper a deleter that is set per translation unit, and the linker keeps
+// one copy of the wrapper's destructor; with the same kernels instantiated in two CUDA units, a
+// network run destroyed its wrappers through the other unit's deleter, never set (a jump to 0).
+NetworkKuramotoRunResult run(NetworkKuramotoParams const& p, Precision precision, run::Progress& progress,
+                             run::PhaseTimes& times) {
+  backend::ExecutionSpace space;
+  return with_precision(
+      precision, [&](auto real) { return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times); });
+}
+#endif
 
 }  // namespace parity::sde
