@@ -8,6 +8,7 @@ rank only refuse several ranks with exit status 2.
 Usage: test_ranks.py EXE MPIEXEC NUMPROC_FLAG RANKS [PREFLAGS...]"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,10 +20,22 @@ PREFLAGS = sys.argv[5:]
 del sys.argv[1:]
 
 ENV = dict(os.environ, OMP_PROC_BIND="false")
+
+
+def shared_memory_btl() -> str:
+    """Open MPI's shared-memory transport: `sm` from version 5 on, `vader` before (the GPU machines)."""
+    try:
+        out = subprocess.run([MPIEXEC, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "sm"
+    m = re.search(r"Open MPI\)?\s+(\d+)\.", out)
+    return "vader" if m and int(m.group(1)) < 5 else "sm"
+
+
 # Open MPI: allowed as root (CI runs as root); shared memory only, which starts in under a second
 # instead of probing network modules; more ranks than cores (3 ranks on a 2-core runner).
 for key, value in {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                   "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,sm",
+                   "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self," + shared_memory_btl(),
                    "PRTE_MCA_rmaps_default_mapping_policy": "slot:oversubscribe",
                    "OMPI_MCA_rmaps_base_oversubscribe": "1"}.items():
     ENV.setdefault(key, value)
