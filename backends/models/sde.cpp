@@ -41,8 +41,8 @@ KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progres
 // The network model is instantiated here, beside the Kuramoto solvers, and not in a translation
 // unit of its own: it runs kuramoto.hpp's kernels (device lambdas inside templates). nvcc gives
 // each such lambda's host wrapper a deleter that is set per translation unit, and the linker keeps
-// one copy of the wrapper's destructor; with the same kernels instantiated in two CUDA units, a
-// network run destroyed its wrappers through the other unit's deleter, never set (a jump to 0).
+// one copy of the wrapper's destructor; were the same kernels instantiated in a second CUDA unit,
+// a run entering only that unit would call the other unit's unset deleter (address 0).
 NetworkKuramotoRunResult run(NetworkKuramotoParams const& p, Precision precision, run::Progress& progress,
                              run::PhaseTimes& times) {
   backend::ExecutionSpace space;
