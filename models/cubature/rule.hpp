@@ -252,6 +252,28 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t rule_scratch_reals() {
 // Evaluates the rule on the region (c, h) with the whole team; every team member returns the
 // same estimate. `axis_scratch` is team scratch of rule_scratch_reals<Real>() entries. The
 // result is independent of the team size up to the summation order inside the team.
+// The spacing of Real at 1 (the rounding scale of the error floors and of the split-axis ties).
+template <class Real>
+KOKKOS_INLINE_FUNCTION constexpr Real machine_epsilon() {
+  return sizeof(Real) == 4 ? Real(1.1920929e-7) : Real(2.220446049250313e-16);
+}
+
+// The axis to split: the one of the largest fourth difference diff[i]. Differences within a margin
+// of the largest (relative to it, or to the rounding noise of the sampled values, fscale the
+// largest of them) count as ties; among ties the widest axis is split (the first on equal widths).
+template <class Real>
+KOKKOS_INLINE_FUNCTION int split_axis(Real const* diff, Real const* h, int n, Real maxdiff, Real fscale) {
+  Real const noise = Real(1e-6) * maxdiff + Real(64) * machine_epsilon<Real>() * fscale;
+  int axis = 0;
+  Real best_width = -1;
+  for (int i = 0; i < n; ++i)
+    if (diff[i] >= maxdiff - noise && h[i] > best_width) {
+      best_width = h[i];
+      axis = i;
+    }
+  return axis;
+}
+
 template <class Real, class F, class Member>
 KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, F const& f, int n, Real const* c,
                                                             Real const* h, Real* axis_scratch,
@@ -330,18 +352,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
     maxdiff = Kokkos::fmax(maxdiff, axis_scratch[2 * max_dim + i]);
     fscale = Kokkos::fmax(fscale, Kokkos::fmax(Kokkos::abs(axis_scratch[i]), Kokkos::abs(axis_scratch[max_dim + i])));
   }
-  // Differences within this margin of the largest (relative to it, or to the rounding noise of
-  // the sampled values)
-  // count as ties; among ties the widest axis is split (the first on equal widths).
-  Real const eps = sizeof(Real) == 4 ? Real(1.1920929e-7) : Real(2.220446049250313e-16);
-  Real const noise = Real(1e-6) * maxdiff + Real(64) * eps * fscale;
-  int axis = 0;
-  Real best_width = -1;
-  for (int i = 0; i < n; ++i)
-    if (axis_scratch[2 * max_dim + i] >= maxdiff - noise && h[i] > best_width) {
-      best_width = h[i];
-      axis = i;
-    }
+  int const axis = split_axis(axis_scratch + 2 * max_dim, h, n, maxdiff, fscale);
 
   Real volume = 1;
   for (int i = 0; i < n; ++i) volume *= 2 * h[i];
@@ -362,7 +373,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
     Real const e1 = Kokkos::abs(r.null[0]);
     Real const e2 = Kokkos::sqrt(r.null[1] * r.null[1] + r.null[2] * r.null[2]);
     Real const e3 = Kokkos::abs(r.null[3]);
-    Real const floor = Real(64) * eps * volume *
+    Real const floor = Real(64) * machine_epsilon<Real>() * volume *
                        (Kokkos::abs(k.w1 * f0) + Kokkos::abs(k.w2 * s2) + Kokkos::abs(k.w3 * s3) +
                         Kokkos::abs(k.w4 * s4) + Kokkos::abs(k.w5 * s5));
     Real const err = combine_nulls(nulls, e1, e2, e3, Kokkos::abs(i7 - i5));

@@ -350,15 +350,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
     }
     maxdiff = Kokkos::fmax(maxdiff, scratch[4 * max_dim + i]);
   }
-  Real const eps = sizeof(Real) == 4 ? Real(1.1920929e-7) : Real(2.220446049250313e-16);
-  Real const noise = Real(1e-6) * maxdiff + Real(64) * eps * fscale;
-  int axis = 0;
-  Real best_width = -1;
-  for (int i = 0; i < n; ++i)
-    if (scratch[4 * max_dim + i] >= maxdiff - noise && h[i] > best_width) {
-      best_width = h[i];
-      axis = i;
-    }
+  int const axis = split_axis(scratch + 4 * max_dim, h, n, maxdiff, fscale);
 
   Real volume = 1;
   for (int i = 0; i < n; ++i) volume *= 2 * h[i];
@@ -381,7 +373,7 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
   r.lower = r.integral - e1;
   r.axis = axis;
   r.finite = Kokkos::isfinite(r.integral) && Kokkos::isfinite(e1 + e2 + e3) && Kokkos::isfinite(maxdiff);
-  Real const floor = Real(64) * eps * volume * absolute;
+  Real const floor = Real(64) * machine_epsilon<Real>() * volume * absolute;
   r.error = Kokkos::fmax(combine_nulls(nulls, e1, e2, e3, e1), floor);
   team.team_barrier();
   return r;
