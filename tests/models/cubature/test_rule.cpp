@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cubature/rule.hpp"
+#include "monomials.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_rule {
@@ -16,28 +17,10 @@ using parity::cubature::Point;
 using parity::cubature::RegionEstimate;
 using parity::test::ExecSpace;
 using parity::test::MemSpace;
-
-struct Monomial {
-  Kokkos::Array<int, max_dim> e{};
-  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
-    double p = 1;
-    for (int i = 0; i < x.size(); ++i)
-      for (int k = 0; k < e[i]; ++k) p *= x[i];
-    return p;
-  }
-};
-
-// Counts its calls and records whether every point lay inside the region.
-struct Counting {
-  Kokkos::View<int*, MemSpace> calls;  // [0]: calls, [1]: points outside
-  Kokkos::Array<double, max_dim> lo{}, hi{};
-  KOKKOS_INLINE_FUNCTION double operator()(Point<double> const& x) const {
-    Kokkos::atomic_inc(&calls(0));
-    for (int i = 0; i < x.size(); ++i)
-      if (x[i] <= lo[i] || x[i] >= hi[i]) Kokkos::atomic_inc(&calls(1));
-    return 1.0;
-  }
-};
+using parity_test_cubature::Counting;
+using parity_test_cubature::exact_monomial;
+using parity_test_cubature::for_each_monomial;
+using parity_test_cubature::Monomial;
 
 // f = g(x_axis) for a chosen axis: the fourth difference is nonzero only there.
 struct AlongAxis {
@@ -74,27 +57,6 @@ RegionEstimate<double> apply_rule(
       });
   auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   return host(0);
-}
-
-double exact_monomial(std::vector<int> const& e, std::vector<double> const& c, std::vector<double> const& h) {
-  double p = 1;
-  for (std::size_t i = 0; i < c.size(); ++i)
-    p *= (std::pow(c[i] + h[i], e[i] + 1) - std::pow(c[i] - h[i], e[i] + 1)) / (e[i] + 1);
-  return p;
-}
-
-// Calls visit(e) for every exponent vector of total degree exactly `degree`.
-template <class Visit>
-void for_each_monomial(int n, int degree, std::vector<int>& e, int i, Visit const& visit) {
-  if (i == n - 1) {
-    e[i] = degree;
-    visit(e);
-    return;
-  }
-  for (int k = 0; k <= degree; ++k) {
-    e[i] = k;
-    for_each_monomial(n, degree - k, e, i + 1, visit);
-  }
 }
 
 TEST(CubatureRule, ExactForAllMonomialsUpToDegree7) {
