@@ -46,7 +46,17 @@ def main(argv=None) -> int:
     ap.add_argument("--peer", required=True)
     ap.add_argument("--markdown", help="also write the table and tallies to this file")
     args = ap.parse_args(argv)
-    doc = json.load(open(args.results))
+    try:
+        with open(args.results) as f:
+            doc = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        ap.error(f"cannot read {args.results}: {e}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        ap.error(f"{args.results} is not a perf/runner.py results.json")
+    names = {n for e in doc["results"] for n in e.get("backends", {})}
+    for opt, name in (("--backend", args.backend), ("--peer", args.peer)):
+        if name not in names:
+            ap.error(f"{opt} {name}: not in {args.results} (it has: {', '.join(sorted(names)) or 'none'})")
     lines = [f"| case | {args.peer} s | {args.peer} evals | {args.peer} true err | {args.peer} status "
              f"| Parity s | Parity evals | Parity true err | Parity status | Parity/{args.peer} |",
              "|---|---|---|---|---|---|---|---|---|---|"]

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -315,6 +316,33 @@ class Peers(unittest.TestCase):
                     self.assertEqual(res["status"], "converged")
                     self.assertLess(res["relative_true_error"], 1e-6)
                     self.assertGreater(res["evaluations"], 0)
+
+
+class PeerSummary(unittest.TestCase):
+    """perf/peer_summary.py on a recorded comparison: the tallies from the per-case statuses, and a
+    clear refusal of what it cannot read."""
+    RESULTS = ROOT / "perf/results/2026-11-25-h200x2-campaign/cubature-pagani/results.json"
+
+    def summarize(self, *args):
+        return subprocess.run([sys.executable, str(ROOT / "perf/peer_summary.py"), *args], capture_output=True,
+                              text=True, timeout=60)
+
+    def test_tallies_follow_the_statuses(self):
+        r = self.summarize(str(self.RESULTS), "--peer", "pagani")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(self.RESULTS.read_text())
+        both = sum(1 for e in doc["results"]
+                   if e["backends"]["cuda"]["status"] == "converged" and e["backends"]["pagani"]["status"] == "converged")
+        self.assertIn(f"- both converged: {both};", r.stdout)
+        self.assertIn(f"- cases: {len(doc['results'])};", r.stdout)
+
+    def test_bad_input_is_refused(self):
+        r = self.summarize("/nonexistent/results.json", "--peer", "pagani")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot read", r.stderr)
+        r = self.summarize(str(self.RESULTS), "--peer", "hcubature")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--peer hcubature", r.stderr)
 
 
 if __name__ == "__main__":
