@@ -634,6 +634,11 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     Kokkos::Timer clock;
     double last = -1;
     long step = 0;
+    auto report = [&](long done) {
+      space.fence("parity::sde::kuramoto_progress");
+      last = clock.seconds();
+      progress.update({"kuramoto steps", done, -1.0, last, std::to_string(n) + " oscillators", c.steps});
+    };
     for (int s = 0; s < samples; ++s) {
       long const end = std::min<long>(step + c.sample_every, c.steps);
       for (; step < end; ++step) {
@@ -660,21 +665,13 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
           }
           gather_rows(x);
           // A step costs N^2 pair terms: report within a sample too, so a long sample is not silent.
-          if (step + 1 < end && clock.seconds() - last >= 0.5) {
-            space.fence("parity::sde::kuramoto_progress");
-            last = clock.seconds();
-            progress.update({"kuramoto steps", step + 1, -1.0, last, std::to_string(n) + " oscillators", c.steps});
-          }
+          if (step + 1 < end && clock.seconds() - last >= 0.5) report(step + 1);
         }
       }
       if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
       detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist, mean_field ? &lay : nullptr);
       r.sample_steps.push_back(step);
-      if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
-        space.fence("parity::sde::kuramoto_progress");
-        last = clock.seconds();
-        progress.update({"kuramoto steps", step, -1.0, last, std::to_string(n) + " oscillators", c.steps});
-      }
+      if (clock.seconds() - last >= 0.5 || s + 1 == samples) report(step);
     }
     r.steps_done = step;
   };
