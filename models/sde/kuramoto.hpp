@@ -22,10 +22,10 @@
 //
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
-// mean_field_chunk_units, each chunk is reduced by one team, and the chunk sums are added in chunk
-// order by one more team (MeanFieldSums). Across ranks (KuramotoConfig::ranks) each rank owns a
-// contiguous run of chunks, so its oscillators are those of its units (MeanFieldLayout); the chunk
-// sums of all ranks are all-gathered in chunk order through host memory before that last
+// mean_field_chunk_units, each chunk is reduced by one team, and the chunk sums are added by one
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
+// (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
+// (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
 // addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
 // noise and initial state are keyed by the global oscillator index, so r(t), psi(t) and the
 // histograms (integer counts, summed over ranks) are bit-identical for any rank count on a backend
@@ -222,7 +222,7 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   auto const part = m.mine;
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_sums", Policy(space, lay.chunks(), Kokkos::AUTO),
+      "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
         int const tb = lay.t0 + team.league_rank() * mean_field_chunk_units;
         int const te =
@@ -275,7 +275,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   constexpr bool srk2 = S == Stepper::srk2;
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
-      Policy(space, lay.chunks(), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& team) {
+      mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
         int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
         int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;
         Sums<2> chunk;
@@ -322,7 +322,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     Kokkos::parallel_for(
-        "parity::sde::kuramoto_mean_field_correct", Policy(space, lay.chunks(), Kokkos::AUTO),
+        "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
           int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
           int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;

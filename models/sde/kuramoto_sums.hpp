@@ -72,9 +72,11 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
   return m;
 }
 
-// out = the sum of the chunk sums of all ranks in chunk order: on a host backend one loop (no
+// out = the sum of the chunk sums of all ranks: on a host backend one loop in chunk order (no
 // kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
-// device one team (the same order on every run of a backend and team size).
+// device one parallel reduction over the chunks, whose order depends only on their number (the
+// same on every rank count). One team adding the chunks took 60 us per pass at 2^24 oscillators
+// on an H100, as long as the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
 template <class ExecSpace>
 void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
                  SinCos<typename ExecSpace::memory_space> const& out) {
@@ -94,20 +96,24 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
     out() = t;
     return;
   }
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  Kokkos::parallel_for(
-      "parity::sde::kuramoto_sum_chunks", Policy(space, 1, Kokkos::AUTO),
-      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        Sums<2> t;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, chunks),
-            [&](int c, Sums<2>& acc) {
-              acc.v[0] += all(c, 0);
-              acc.v[1] += all(c, 1);
-            },
-            t);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
-      });
+  Kokkos::parallel_reduce(
+      "parity::sde::kuramoto_sum_chunks", Kokkos::RangePolicy<ExecSpace>(space, 0, chunks),
+      KOKKOS_LAMBDA(int c, Sums<2>& acc) {
+        acc.v[0] += all(c, 0);
+        acc.v[1] += all(c, 1);
+      },
+      out);
+}
+
+// Threads per team of the mean-field passes: on a device one per noise unit of a chunk (with 128,
+// each thread's second unit waited for its first one's loads: the corrector took 149 us instead
+// of 101 us at 2^24 oscillators on an H100), on a host backend the backend's choice.
+template <class Policy, class ExecSpace>
+Policy mean_field_teams(ExecSpace const& space, int chunks) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
+    return Policy(space, chunks, Kokkos::AUTO);
+  else
+    return Policy(space, chunks, mean_field_chunk_units);
 }
 
 }  // namespace parity::sde::detail
