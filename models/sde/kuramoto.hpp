@@ -22,7 +22,7 @@
 //
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
-// mean_field_chunk_units, each chunk is reduced by one team, and the chunk sums are added by one
+// mean_field_chunk_units<ExecSpace>(), each chunk is reduced by one team, and the chunk sums are added by one
 // more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
@@ -224,9 +224,8 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
   Kokkos::parallel_for(
       "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        int const tb = lay.t0 + team.league_rank() * mean_field_chunk_units;
-        int const te =
-            tb + mean_field_chunk_units < lay.t0 + lay.units ? tb + mean_field_chunk_units : lay.t0 + lay.units;
+        int const tb = lay.t0 + team.league_rank() * lay.chunk_units;
+        int const te = tb + lay.chunk_units < lay.t0 + lay.units ? tb + lay.chunk_units : lay.t0 + lay.units;
         Sums<2> s;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -260,7 +259,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   constexpr int per_block = Noise::per_block;
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
-  int const t_begin = lay.t0, units = lay.units;
+  int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
   auto const part = m.mine;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
@@ -276,8 +275,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
-        int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
-        int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;
+        int const tb = t_begin + team.league_rank() * chunk_units;
+        int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
         Sums<2> chunk;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -324,8 +323,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
     Kokkos::parallel_for(
         "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
-          int const tb = t_begin + team.league_rank() * mean_field_chunk_units;
-          int const te = tb + mean_field_chunk_units < t_end ? tb + mean_field_chunk_units : t_end;
+          int const tb = t_begin + team.league_rank() * chunk_units;
+          int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
           Sums<2> chunk;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, tb, te),
@@ -564,7 +563,8 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   // this rank's rows [row0, row1) (whole tiles).
   int const per_block = c.noise == NoiseLaw::five_point ? variates_per_unit<NoiseLaw::five_point, Real>
                                                         : variates_per_unit<NoiseLaw::gaussian, Real>;
-  detail::MeanFieldLayout const lay = detail::mean_field_layout(n, per_block, rank, nranks);
+  detail::MeanFieldLayout const lay =
+      detail::mean_field_layout(n, per_block, rank, nranks, detail::mean_field_chunk_units<ExecSpace>());
   int const tiles = (n + c.tile - 1) / c.tile;
   int const row0 = int(std::min<long>(long(tiles) * rank / nranks * c.tile, n));
   int const row1 = int(std::min<long>(long(tiles) * (rank + 1) / nranks * c.tile, n));
@@ -709,7 +709,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       c.ranks.all_gather(mine, all);
       std::size_t offset = 0;
       for (int q = 0; q < nranks; ++q) {
-        detail::MeanFieldLayout const other = detail::mean_field_layout(n, per_block, q, nranks);
+        detail::MeanFieldLayout const other = detail::mean_field_layout(n, per_block, q, nranks, lay.chunk_units);
         for (int l = 0; l < other.slots(); ++l)
           if (int const i = other.oscillator(l); i < n) r.positions[std::size_t(i)] = all[offset + std::size_t(l)];
         offset += std::size_t(other.slots());

@@ -13,9 +13,23 @@ namespace parity::sde::detail {
 template <class Mem>
 using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
 
-// Noise units per chunk of the mean-field sums (see the top of this file): 1024 oscillators in
-// float, 512 in double (Gaussian), the unit of the split across ranks.
-inline constexpr int mean_field_chunk_units = 256;
+// Noise units per chunk of the mean-field sums (see kuramoto.hpp), the unit of the split across
+// ranks. On a host backend 256 (a team of one thread per chunk: enough chunks for every thread at
+// 2^16 oscillators). On a device 4096, 16 per thread of a 256-thread team, as many as the
+// one-wave reduction before the chunks gave each thread: the team's closing reduction leaves the
+// memory idle, and at 2^24 oscillators in float on an H100 the predictor and corrector passes took
+// 155 and 185 us with one unit per thread, 110 and 149 us with two, against 134 and 101 us
+// without chunks (perf/results/2026-11-26-h100-kuramoto-one-rank).
+inline constexpr int mean_field_host_chunk_units = 256;
+inline constexpr int mean_field_device_chunk_units = 4096;
+inline constexpr int mean_field_device_team = 256;
+
+template <class ExecSpace>
+constexpr int mean_field_chunk_units() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible
+             ? mean_field_host_chunk_units
+             : mean_field_device_chunk_units;
+}
 
 // The oscillators of one rank in the mean-field passes: the units [t0, t0 + units) of all M, with
 // unit t's oscillators t + k M (k < per_block, those < n) in the slots l = (t - t0) + k units. With
@@ -25,22 +39,24 @@ struct MeanFieldLayout {
   int blocks = 0;  // M, units of all ranks
   int per_block = 1;  // B
   int t0 = 0, units = 0;  // this rank's units
+  int chunk_units = mean_field_host_chunk_units;  // units per chunk of the sums
   KOKKOS_INLINE_FUNCTION int slot(int t, int k) const { return (t - t0) + k * units; }
   KOKKOS_INLINE_FUNCTION int oscillator(int l) const { return t0 + l % units + (l / units) * blocks; }
   int slots() const { return units * per_block; }
-  int chunks() const { return (units + mean_field_chunk_units - 1) / mean_field_chunk_units; }
+  int chunks() const { return (units + chunk_units - 1) / chunk_units; }
 };
 
-// The layout of rank `rank` of `ranks`: a contiguous run of the ceil(M / chunk) chunks.
-inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ranks) {
+// The layout of rank `rank` of `ranks`: a contiguous run of the ceil(M / chunk_units) chunks.
+inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ranks, int chunk_units) {
   MeanFieldLayout lay;
   lay.n = n;
+  lay.chunk_units = chunk_units;
   lay.per_block = per_block;
   lay.blocks = (n + per_block - 1) / per_block;
-  long const chunks = (lay.blocks + mean_field_chunk_units - 1) / mean_field_chunk_units;
+  long const chunks = (lay.blocks + chunk_units - 1) / chunk_units;
   long const c0 = chunks * rank / ranks, c1 = chunks * (rank + 1) / ranks;
-  lay.t0 = int(std::min<long>(c0 * mean_field_chunk_units, lay.blocks));
-  lay.units = int(std::min<long>(c1 * mean_field_chunk_units, lay.blocks)) - lay.t0;
+  lay.t0 = int(std::min<long>(c0 * chunk_units, lay.blocks));
+  lay.units = int(std::min<long>(c1 * chunk_units, lay.blocks)) - lay.t0;
   return lay;
 }
 
@@ -64,7 +80,7 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
   m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
   m.all = m.mine;
   if (ranks.size > 1) {
-    long const chunks = (lay.blocks + mean_field_chunk_units - 1) / mean_field_chunk_units;
+    long const chunks = (lay.blocks + lay.chunk_units - 1) / lay.chunk_units;
     m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), chunks);
     m.mine_host = HostPartials("parity::sde::kuramoto_chunk_sums_host", lay.chunks());
     m.all_host = HostPartials("parity::sde::kuramoto_chunk_sums_all_host", chunks);
@@ -105,15 +121,14 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
       out);
 }
 
-// Threads per team of the mean-field passes: on a device one per noise unit of a chunk (with 128,
-// each thread's second unit waited for its first one's loads: the corrector took 149 us instead
-// of 101 us at 2^24 oscillators on an H100), on a host backend the backend's choice.
+// Teams of the mean-field passes, one per chunk: on a device of mean_field_device_team threads,
+// on a host backend of the backend's choice.
 template <class Policy, class ExecSpace>
 Policy mean_field_teams(ExecSpace const& space, int chunks) {
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
     return Policy(space, chunks, Kokkos::AUTO);
   else
-    return Policy(space, chunks, mean_field_chunk_units);
+    return Policy(space, chunks, mean_field_device_team);
 }
 
 }  // namespace parity::sde::detail
