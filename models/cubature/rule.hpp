@@ -242,12 +242,16 @@ struct RegionEstimate {
   bool finite;  // every integrand value was finite
 };
 
-// Team scratch a rule evaluation needs: five Reals per axis (three for degree 7, five for the
-// degree-9 rule of rule9.hpp).
+// Team scratch a rule evaluation needs: the integrand's values at the axis points, eight Reals
+// per axis (four for degree 7), then f at the center; their per-axis sums and fourth differences
+// (three Reals per axis for degree 7, five for the degree-9 rule of rule9.hpp) overwrite them.
 template <class Real>
 KOKKOS_INLINE_FUNCTION constexpr std::size_t rule_scratch_reals() {
-  return 5 * max_dim;
+  return 8 * max_dim + 1;
 }
+
+// Where the center's value lies in the rule scratch.
+inline constexpr int center_value_slot = 8 * max_dim;
 
 // Evaluates the rule on the region (c, h) with the whole team; every team member returns the
 // same estimate. `axis_scratch` is team scratch of rule_scratch_reals<Real>() entries. The
@@ -279,30 +283,27 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, 
                                                             Real const* h, Real* axis_scratch,
                                                             NullRules<Real> const& nulls = NullRules<Real>()) {
   RuleConstants<Real> const k(n);
-  Real f0 = 0;
-  Kokkos::single(
-      Kokkos::PerTeam(team),
-      [&](Real& v) {
-        Point<Real> p;
-        p.dim = n;
-        for (int i = 0; i < n; ++i) p.x[i] = c[i];
-        v = f(p);
-      },
-      f0);
-
-  // Axis points: +-l2 and +-l4 along each axis; remember the sums and the fourth difference.
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+  // The center and the axis points +-l2, +-l4 (value v of axis i in slot v * max_dim + i), one
+  // point per thread: a thread per axis left most of a GPU team idle for four evaluations.
+  Real const offset[4] = {k.l2, -k.l2, k.l4, -k.l4};
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 4 * n + 1), [&](int q) {
     Point<Real> p;
     p.dim = n;
     for (int m = 0; m < n; ++m) p.x[m] = c[m];
-    p.x[i] = c[i] + k.l2 * h[i];
-    Real const a1 = f(p);
-    p.x[i] = c[i] - k.l2 * h[i];
-    Real const a2 = f(p);
-    p.x[i] = c[i] + k.l4 * h[i];
-    Real const b1 = f(p);
-    p.x[i] = c[i] - k.l4 * h[i];
-    Real const b2 = f(p);
+    if (q == 4 * n) {
+      axis_scratch[center_value_slot] = f(p);
+      return;
+    }
+    int const i = q / 4, v = q % 4;
+    p.x[i] = c[i] + offset[v] * h[i];
+    axis_scratch[v * max_dim + i] = f(p);
+  });
+  team.team_barrier();
+  Real const f0 = axis_scratch[center_value_slot];
+  // Per axis: the sums and the fourth difference, over the values of that axis only.
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+    Real const a1 = axis_scratch[i], a2 = axis_scratch[max_dim + i];
+    Real const b1 = axis_scratch[2 * max_dim + i], b2 = axis_scratch[3 * max_dim + i];
     axis_scratch[i] = a1 + a2;
     axis_scratch[max_dim + i] = b1 + b2;
     axis_scratch[2 * max_dim + i] = Kokkos::abs((a1 + a2 - 2 * f0) - k.ratio * (b1 + b2 - 2 * f0));

@@ -247,30 +247,29 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
                                                              Real const* h, Real* scratch,
                                                              NullRules<Real> const& nulls) {
   Degree9Weights<Real> const& k = nulls.nine;
-  Real f0 = 0;
-  Kokkos::single(
-      Kokkos::PerTeam(team),
-      [&](Real& v) {
-        Point<Real> p;
-        p.dim = n;
-        for (int i = 0; i < n; ++i) p.x[i] = c[i];
-        v = f(p);
-      },
-      f0);
-
-  // Axis points +-g1..+-g4 along each axis; the sums and the fourth difference (g2 against g1).
-  Real const ratio = (k.g[1] / k.g[0]) * (k.g[1] / k.g[0]);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+  // The center and the axis points +-g1..+-g4 (value 2 q + sign of axis i in slot
+  // (2 q + sign) * max_dim + i), one point per thread (as evaluate_region).
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * n + 1), [&](int q) {
     Point<Real> p;
     p.dim = n;
     for (int m = 0; m < n; ++m) p.x[m] = c[m];
-    for (int q = 0; q < 4; ++q) {
-      p.x[i] = c[i] + k.g[q] * h[i];
-      Real const a = f(p);
-      p.x[i] = c[i] - k.g[q] * h[i];
-      scratch[q * max_dim + i] = a + f(p);
+    if (q == 8 * n) {
+      scratch[center_value_slot] = f(p);
+      return;
     }
-    scratch[4 * max_dim + i] = Kokkos::abs((scratch[max_dim + i] - 2 * f0) - ratio * (scratch[i] - 2 * f0));
+    int const i = q / 8, v = q % 8;
+    p.x[i] = c[i] + ((v & 1) ? -k.g[v / 2] : k.g[v / 2]) * h[i];
+    scratch[v * max_dim + i] = f(p);
+  });
+  team.team_barrier();
+  Real const f0 = scratch[center_value_slot];
+  // Per axis: the four sums and the fourth difference (g2 against g1), over that axis' values.
+  Real const ratio = (k.g[1] / k.g[0]) * (k.g[1] / k.g[0]);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+    Real sums[4];
+    for (int q = 0; q < 4; ++q) sums[q] = scratch[2 * q * max_dim + i] + scratch[(2 * q + 1) * max_dim + i];
+    for (int q = 0; q < 4; ++q) scratch[q * max_dim + i] = sums[q];
+    scratch[4 * max_dim + i] = Kokkos::abs((sums[1] - 2 * f0) - ratio * (sums[0] - 2 * f0));
   });
 
   // +-g1 e_i +- g1 e_j (i < j), 4 points per pair, and +-g1 e_i +- g2 e_j (both orders), 8.
