@@ -46,8 +46,9 @@ KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progres
 NetworkKuramotoRunResult run(NetworkKuramotoParams const& p, Precision precision, run::Progress& progress,
                              run::PhaseTimes& times) {
   backend::ExecutionSpace space;
-  return with_precision(
-      precision, [&](auto real) { return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times); });
+  return with_precision(precision, [&](auto real) {
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
+  });
 }
 #endif
 

@@ -25,6 +25,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/dual_control/brent.hpp"
@@ -250,23 +251,41 @@ struct GridRanks {
   long last(long n) const { return several() ? n * (rank + 1) / size : n; }
 };
 
-// Every rank's slab [ranks.first(n), ranks.last(n)) of g (n points) copied into g on every rank,
-// through host memory (the MPI of the GPU machines is not CUDA-aware). Float values travel as
-// doubles: exact both ways.
+// gather_slabs' host buffers (this rank's slab, the grid; doubles in float), sized once per solve.
+template <class Real>
+struct SlabBuffers {
+  Kokkos::View<Real*, Kokkos::HostSpace> slab, grid;
+  std::vector<double> slab_values, grid_values;  // float only
+  SlabBuffers(GridRanks const& ranks, long n) {
+    if (!ranks.several()) return;
+    slab = decltype(slab)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::dual_control::slab_host"),
+                          std::size_t(ranks.last(n) - ranks.first(n)));
+    grid = decltype(grid)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::dual_control::slabs_host"),
+                          std::size_t(n));
+    if constexpr (!std::is_same_v<Real, double>) slab_values.resize(slab.size()), grid_values.resize(grid.size());
+  }
+};
+
+// Every rank's slab [ranks.first(n), ranks.last(n)) of g (n points, contiguous in memory order)
+// copied into g on every rank through host memory (the GPU machines' MPI is not CUDA-aware): one
+// copy of the slab out, the all-gather, one copy of the grid back. Float travels as double (exact).
 template <class ExecutionSpace, class Real, class MemorySpace>
-void gather_slabs(ExecutionSpace const& space, GridRanks const& ranks, Grid3<Real, MemorySpace> const& g) {
+void gather_slabs(ExecutionSpace const& space, GridRanks const& ranks, Grid3<Real, MemorySpace> const& g,
+                  SlabBuffers<Real>& b) {
   if (!ranks.several()) return;
   long const n = long(g.size()), p0 = ranks.first(n), p1 = ranks.last(n);
   Kokkos::View<Real*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const flat(g.data(), std::size_t(n));
-  Kokkos::View<Real*, Kokkos::HostSpace> host("parity::dual_control::slabs_host", std::size_t(n));
-  auto const mine = Kokkos::subview(host, Kokkos::pair<long, long>(p0, p1));
-  Kokkos::deep_copy(space, mine, Kokkos::subview(flat, Kokkos::pair<long, long>(p0, p1)));
+  Kokkos::deep_copy(space, b.slab, Kokkos::subview(flat, Kokkos::pair<long, long>(p0, p1)));
   space.fence("parity::dual_control::slab_to_host");
-  std::vector<double> const local(mine.data(), mine.data() + (p1 - p0));
-  std::vector<double> all(static_cast<std::size_t>(n));
-  ranks.all_gather(local, all);
-  for (long p = 0; p < n; ++p) host(p) = Real(all[std::size_t(p)]);
-  Kokkos::deep_copy(space, flat, host);
+  if constexpr (std::is_same_v<Real, double>) {
+    ranks.all_gather(std::span<double const>(b.slab.data(), b.slab.size()),
+                     std::span<double>(b.grid.data(), b.grid.size()));
+  } else {
+    std::copy(b.slab.data(), b.slab.data() + b.slab.size(), b.slab_values.begin());
+    ranks.all_gather(b.slab_values, b.grid_values);
+    std::copy(b.grid_values.begin(), b.grid_values.end(), b.grid.data());
+  }
+  Kokkos::deep_copy(space, flat, b.grid);
   space.fence("parity::dual_control::slabs_to_device");
 }
 
@@ -605,6 +624,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     v_next = Grid3<Real, Mem>("parity::dual_control::V_next", params.nx, params.nmu, params.nsigma);
     u = Grid3<Real, Mem>("parity::dual_control::u", params.nx, params.nmu, params.nsigma);
   }
+  SlabBuffers<Real> slabs(ranks, long(params.nx) * params.nmu * params.nsigma);
   BrentSettings const bs{params.brent_starts, params.scan_points, params.brent_max_iter, params.brent_tol};
   int const evaluation_sweeps = params.evaluation_sweeps_effective();
   double const delta = params.delta, scale = delta / (1 - delta);
@@ -655,7 +675,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     }
     auto sweep = [&] {
       auto const st = global_stats(ranks, evaluate_policy(space, problem, v, u, v_next, ranks));
-      gather_slabs(space, ranks, v_next);
+      gather_slabs(space, ranks, v_next, slabs);
       std::swap(v, v_next);
       return st;
     };
@@ -711,8 +731,8 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       }
       auto sweep = [&] {
         auto const st = global_stats(ranks, bellman_update(space, problem, v, v_next, u, bs, ranks));
-        gather_slabs(space, ranks, v_next);
-        gather_slabs(space, ranks, u);
+        gather_slabs(space, ranks, v_next, slabs);
+        gather_slabs(space, ranks, u, slabs);
         vi_state.bellman_evaluations += st.evaluations;
         std::swap(v, v_next);
         double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
@@ -725,7 +745,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
         if (!done)
           for (int m = 0; m < vi_state.evaluation_sweeps_now; ++m) {
             evaluate_policy(space, problem, v, u, v_next, ranks);
-            gather_slabs(space, ranks, v_next);
+            gather_slabs(space, ranks, v_next, slabs);
             std::swap(v, v_next);
             ++vi_state.evaluation_sweeps;
           }

@@ -89,6 +89,9 @@ class NetworkKuramotoCommand final : public cli::Command {
 
   report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
 
+  // Rows (oscillators) split across ranks (network_kuramoto.hpp).
+  bool distributed() const override { return true; }
+
   report::RunReport run_default(cli::Context& context, cli::Size size) override {
     if (!network_kuramoto_available()) {  // `run --all` goes on with the other models
       report::RunReport r;

@@ -1,6 +1,6 @@
 """The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
 without mpirun. SDE ensembles split their paths over the ranks, Kuramoto its oscillators (mean
-field) or rows (all pairs), dual control its grid; each must
+field) or rows (all pairs, network), dual control its grid; each must
 give bit-identical results (JSON results and .npy arrays) for any N, with N not dividing the work
 evenly; the report names the rank count and every rank's phase times; commands that run on one
 rank only refuse several ranks with exit status 2.
@@ -78,6 +78,24 @@ PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephso
          "dual-control": "parity::dual_control::value_iteration",
          "dual-control-float": "parity::dual_control::policy_evaluation"}
 
+# Network Kuramoto (built with Kokkos Kernels only): rows split in contiguous ranges that 2 and 3
+# ranks cut unevenly (500 rows: 250/250, 166/167/167). Sparse products (Erdos-Renyi, scale-free
+# with a Lorentzian five-point run in float), the dense gemm with replicas, and a Matrix Market
+# file with weights and given frequencies (written by the test: "{mtx}", "{omega}").
+NETWORK_CASES = {
+    "network": ["network-kuramoto", "-N", "500", "--network", "erdos-renyi", "--mean-degree", "7", "--steps", "30",
+                "--sample-every", "10", "--bins", "8"],
+    "network-scale-free": ["network-kuramoto", "-N", "500", "--network", "scale-free", "--k-min", "3", "--steps", "20",
+                           "--sample-every", "5", "--bins", "8", "--precision", "float", "--noise-law", "five-point",
+                           "--omega-law", "lorentzian", "--omega-width", "0.2", "--stepper", "euler"],
+    "network-dense-replicas": ["network-kuramoto", "-N", "301", "--network", "complete", "--normalization", "n",
+                               "--storage", "dense", "--replicas", "3", "--steps", "20", "--sample-every", "10",
+                               "--bins", "8", "--omega-law", "gaussian", "--omega-width", "0.3"],
+    "network-file": ["network-kuramoto", "--network", "file", "--network-file", "{mtx}", "--omega-law", "file",
+                     "--omega-file", "{omega}", "--normalization", "degree", "--steps", "20", "--sample-every", "10",
+                     "--bins", "8", "--replicas", "2", "--precision", "float"],
+}
+
 
 def run(args, ranks=None, timeout=120):
     cmd = [EXE, "--threads", "1", *args]
@@ -133,6 +151,45 @@ class Ranks(unittest.TestCase):
                 if RANKS == 1:
                     self.assertEqual(comm, [0.0])
                 self.assertEqual(out.stdout.count(CASES[case][0] + ":"), 1, out.stdout)
+
+    def test_network_bit_identical(self):
+        probe = run(["network-kuramoto", "-N", "16", "--steps", "1", "-q"])
+        if probe.returncode == 2 and "Kokkos Kernels" in probe.stderr:
+            self.skipTest("this executable has no Kokkos Kernels (no network-kuramoto)")
+        self.assertEqual(probe.returncode, 0, probe.stdout + probe.stderr)
+        for case, template in NETWORK_CASES.items():
+            with self.subTest(case=case), tempfile.TemporaryDirectory() as d:
+                d = Path(d)
+                n = 97  # a weighted directed ring with chords, and one frequency per node
+                lines = [f"{i + 1} {(i + 1) % n + 1} {1 + i % 3}" for i in range(n)]
+                lines += [f"{i + 1} {(i + 11) % n + 1} 0.5" for i in range(0, n, 4)]
+                mtx, omega = d / "net.mtx", d / "omega.txt"
+                mtx.write_text(f"%%MatrixMarket matrix coordinate real general\n{n} {n} {len(lines)}\n"
+                               + "\n".join(lines) + "\n")
+                omega.write_text(" ".join(str(0.01 * (i % 7)) for i in range(n)))
+                args = [a.format(mtx=mtx, omega=omega) for a in template]
+                docs = {}
+                for label, ranks in (("plain", None), ("ranks", RANKS)):
+                    (d / label).mkdir()
+                    r = run([*args, "-q", "--json", str(d / label / "report.json"), "--output",
+                             str(d / label / "arrays")], ranks)
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    docs[label] = json.loads((d / label / "report.json").read_text())
+                one, many = docs["plain"], docs["ranks"]
+                self.assertEqual(many["ranks"]["count"], RANKS)
+                for key, value in one["results"].items():
+                    if key == "arrays":
+                        self.assertEqual(many["results"][key]["files"], value["files"])
+                    elif key not in TIMED | {"achieved_bandwidth_GBps", "achieved_gflops", "seconds_per_step"}:
+                        self.assertEqual(many["results"][key], value, key)
+                self.assertEqual(sum(many["results"]["histogram_final"]), one["results"]["oscillators"])
+                names = sorted(p.name for p in (d / "plain" / "arrays").iterdir() if p.suffix == ".npy")
+                self.assertIn("local_r.npy", names)
+                for name in names:
+                    self.assertEqual((d / "ranks" / "arrays" / name).read_bytes(),
+                                     (d / "plain" / "arrays" / name).read_bytes(), name)
+                phases = many["ranks"]["phase_seconds"]["parity::network_kuramoto::integrate"]
+                self.assertEqual(len(phases), RANKS)
 
     def test_dual_control_checkpoint(self):
         # Stopped after 3 sweeps on RANKS ranks (rank 0 writes the checkpoint), resumed on RANKS

@@ -8,7 +8,8 @@
 //  - identical noisy oscillators on a random regular graph reach the order parameter of the
 //    annealed (mean-field) self-consistency r = I1(K r / D) / I0(K r / D);
 //  - on a heterogeneous (scale-free) network the onset is at K_c = 2 D <k>^2 / <k^2> (annealed
-//    network, Ichinomiya 2004; Restrepo, Ott & Hunt 2005), well below the homogeneous 2 D.
+//    network, Ichinomiya 2004; Restrepo, Ott & Hunt 2005), well below the homogeneous 2 D;
+//  - the row blocks that ranks multiply (padded CRS, dense) give the whole matrix's rows bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -293,6 +294,66 @@ TEST(NetworkKuramoto, HeterogeneousOnsetScalesWithDegreeMoments) {
   EXPECT_LT(below, 4 / std::sqrt(double(a.n)));
   EXPECT_GT(theory, 0.2);  // clearly synchronised, where a homogeneous network with this <k> is not
   EXPECT_NEAR(above, theory, 0.03);
+}
+
+// Across ranks each rank multiplies its rows of K (a padded CRS block, or the dense row block) by
+// the full [s c]; each row of a block's product must equal that row of the whole matrix's product
+// bit for bit, for any cut. The network has 100 rows of 30 entries and 400 of 3 (whole-matrix mean
+// 8 per row), so the blocks are padded both ways: a dense first block with empty rows, sparse ones
+// with a row of zeros. Every padded block has the whole matrix's integer mean of nonzeros per row,
+// from which a GPU spmv of Kokkos Kernels picks its lanes per row (on hosts a row is one lane).
+template <class Real>
+void row_blocks_against_whole(int ranks) {
+  using Block = sde::detail::Block<ExecSpace, Real>;
+  using Coupling = sde::detail::NetworkCoupling<ExecSpace, Real>;
+  int const n = 500, m = 4;  // m = 2 R columns
+  std::vector<int> rows, cols;
+  std::vector<double> weights;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < (i < 100 ? 30 : 3); ++k)
+      rows.push_back(i), cols.push_back((7 * i + 13 * k + 1) % n), weights.push_back(1.0 / (k + 1) + 0.01 * i);
+  auto const g = sde::network_from_triplets(n, rows, cols, weights, false);
+  int const per_row = int(g.nonzeros() / n);
+  ASSERT_EQ(per_row, 8);
+  ExecSpace space;
+  Block sc("parity::test::sc", n, m);
+  auto sch = Kokkos::create_mirror_view(sc);
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < n; ++i) sch(i, j) = Real(std::sin(0.37 * i + 1.3 * j));
+  Kokkos::deep_copy(sc, sch);
+  auto product = [&](Coupling const& k, int out_rows) {
+    Block ab("parity::test::ab", out_rows, m);
+    sde::detail::coupling_product<ExecSpace, Real>(space, k, sc, ab);
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ab);
+  };
+  Coupling whole, whole_dense;
+  whole.sparse = sde::detail::to_device_matrix<ExecSpace, Real>(space, g);
+  whole_dense.dense = sde::detail::to_dense<ExecSpace, Real>(space, whole.sparse);
+  auto const expect = product(whole, n), expect_dense = product(whole_dense, n);
+  int padded = 0;
+  for (int q = 0; q < ranks; ++q) {
+    int const r0 = sde::detail::network_first_row(n, q, ranks), r1 = sde::detail::network_first_row(n, q + 1, ranks);
+    Coupling block, dense;
+    block.sparse = sde::detail::to_device_matrix<ExecSpace, Real>(space, g, r0, r1, per_row);
+    dense.dense = sde::detail::to_dense<ExecSpace, Real>(
+        space, sde::detail::to_device_matrix<ExecSpace, Real>(space, g, r0, r1));
+    EXPECT_EQ(block.sparse.nnz() / block.sparse.numRows(), per_row) << "rows " << r0 << " to " << r1;
+    padded += block.sparse.numRows() > r1 - r0;
+    auto const got = product(block, block.sparse.numRows()), got_dense = product(dense, r1 - r0);
+    int differ = 0;
+    for (int j = 0; j < m; ++j)
+      for (int i = r0; i < r1; ++i)
+        differ += got(i - r0, j) != expect(i, j) || got_dense(i - r0, j) != expect_dense(i, j);
+    EXPECT_EQ(differ, 0) << "rows " << r0 << " to " << r1 << " of " << ranks << " blocks";
+  }
+  EXPECT_EQ(padded, ranks);  // no block has the whole matrix's mean: all padded
+}
+
+TEST(NetworkKuramoto, RowBlocksMultiplyAsTheWholeMatrix) {
+  for (int ranks : {2, 3, 7}) {
+    row_blocks_against_whole<double>(ranks);
+    row_blocks_against_whole<float>(ranks);
+  }
 }
 
 }  // namespace parity_test_sde_network_kuramoto
