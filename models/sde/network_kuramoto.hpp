@@ -79,8 +79,8 @@ using Block = Kokkos::View<Real**, Kokkos::LayoutLeft, typename ExecSpace::memor
 // whole matrix's: a GPU spmv of Kokkos Kernels splits a row's sum over lanes by that mean, so a
 // rank's rows are summed in the one-rank order. The padding rows' products are never read.
 template <class ExecSpace, class Real>
-NetworkMatrix<ExecSpace, Real> to_device_matrix(ExecSpace const& space, Network const& g, int row0 = 0,
-                                                int row1 = -1, int per_row = -1) {
+NetworkMatrix<ExecSpace, Real> to_device_matrix(ExecSpace const& space, Network const& g, int row0 = 0, int row1 = -1,
+                                                int per_row = -1) {
   using Matrix = NetworkMatrix<ExecSpace, Real>;
   using Mem = typename ExecSpace::memory_space;
   if (row1 < 0) row1 = g.n;
@@ -117,8 +117,7 @@ NetworkMatrix<ExecSpace, Real> to_device_matrix(ExecSpace const& space, Network 
 template <class ExecSpace, class Real>
 Block<ExecSpace, Real> to_dense(ExecSpace const& space, NetworkMatrix<ExecSpace, Real> const& kmat) {
   int const n = int(kmat.numRows());
-  Block<ExecSpace, Real> dense(Kokkos::view_alloc(space, "parity::sde::network_dense_coupling"), n,
-                               kmat.numCols());
+  Block<ExecSpace, Real> dense(Kokkos::view_alloc(space, "parity::sde::network_dense_coupling"), n, kmat.numCols());
   auto const rows = kmat.graph.row_map;
   auto const cols = kmat.graph.entries;
   auto const vals = kmat.values;
@@ -360,8 +359,8 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
     bool const dense = c.storage == CouplingStorage::dense;
     int const per_row = split && !dense ? int(coupling.nonzeros() / n) : -1;
     kmat.sparse = detail::to_device_matrix<ExecSpace, Real>(space, coupling, row0, row0 + rows, per_row);
-    ab = BlockT(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_coupling_sums"), kmat.sparse.numRows(),
-                2 * nr);
+    ab =
+        BlockT(Kokkos::view_alloc(space, "parity::sde::network_kuramoto_coupling_sums"), kmat.sparse.numRows(), 2 * nr);
     if (dense) {
       kmat.dense = detail::to_dense<ExecSpace, Real>(space, kmat.sparse);
       kmat.sparse = {};

@@ -335,8 +335,8 @@ void row_blocks_against_whole(int ranks) {
     int const r0 = sde::detail::network_first_row(n, q, ranks), r1 = sde::detail::network_first_row(n, q + 1, ranks);
     Coupling block, dense;
     block.sparse = sde::detail::to_device_matrix<ExecSpace, Real>(space, g, r0, r1, per_row);
-    dense.dense = sde::detail::to_dense<ExecSpace, Real>(
-        space, sde::detail::to_device_matrix<ExecSpace, Real>(space, g, r0, r1));
+    dense.dense =
+        sde::detail::to_dense<ExecSpace, Real>(space, sde::detail::to_device_matrix<ExecSpace, Real>(space, g, r0, r1));
     EXPECT_EQ(block.sparse.nnz() / block.sparse.numRows(), per_row) << "rows " << r0 << " to " << r1;
     padded += block.sparse.numRows() > r1 - r0;
     auto const got = product(block, block.sparse.numRows()), got_dense = product(dense, r1 - r0);
