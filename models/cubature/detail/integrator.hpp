@@ -90,6 +90,8 @@ class Integrator {
   using Counts = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem>;
   void phase2(std::int64_t left, double slack);
   void gather_phase2(Matrix<Mem> const& sums, Counts const& counts, std::exception_ptr failed);
+  void pack_phase2(Matrix<Mem> const& sums, Counts const& counts);
+  void unpack_phase2(Matrix<Mem> const& sums, Counts const& counts);
   void ensure_rank_rows(std::int64_t size);
 
   ExecutionSpace space;

@@ -170,34 +170,44 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::gather_phase2(Matrix<Mem> const& sums, Counts const& counts,
                                                         std::exception_ptr failed) {
-  std::int64_t const p0 = opt.ranks.first(count), p1 = opt.ranks.last(count);
-  double const half = 4294967296.0;  // 2^32
   if (!failed) {
     try {
       ensure_rank_rows(6 * count);
-      auto const rows = rank_rows;
-      Kokkos::parallel_for(
-          "parity::cubature::pack_phase2", Kokkos::RangePolicy<ExecutionSpace>(space, p0, p1),
-          KOKKOS_LAMBDA(std::int64_t r) {
-            rows(6 * r) = sums(r, 0);
-            rows(6 * r + 1) = sums(r, 1);
-            rows(6 * r + 2) = double(counts(r, 0) >> 32);
-            rows(6 * r + 3) = double(counts(r, 0) & 0xffffffff);
-            rows(6 * r + 4) = double(counts(r, 1));
-            rows(6 * r + 5) = double(counts(r, 2));
-          });
+      pack_phase2(sums, counts);
     } catch (...) {
       failed = std::current_exception();
     }
   }
   gather_rows(space, opt.ranks, rank_rows, count, 6, failed);
+  unpack_phase2(sums, counts);
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::pack_phase2(Matrix<Mem> const& sums, Counts const& counts) {
   auto const rows = rank_rows;
+  Kokkos::parallel_for(
+      "parity::cubature::pack_phase2",
+      Kokkos::RangePolicy<ExecutionSpace>(space, opt.ranks.first(count), opt.ranks.last(count)),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        rows(6 * r) = sums(r, 0);
+        rows(6 * r + 1) = sums(r, 1);
+        rows(6 * r + 2) = double(counts(r, 0) >> 32);
+        rows(6 * r + 3) = double(counts(r, 0) & 0xffffffff);
+        rows(6 * r + 4) = double(counts(r, 1));
+        rows(6 * r + 5) = double(counts(r, 2));
+      });
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::unpack_phase2(Matrix<Mem> const& sums, Counts const& counts) {
+  auto const rows = rank_rows;
+  double const high = 4294967296.0;  // 2^32
   Kokkos::parallel_for(
       "parity::cubature::unpack_phase2", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
       KOKKOS_LAMBDA(std::int64_t r) {
         sums(r, 0) = rows(6 * r);
         sums(r, 1) = rows(6 * r + 1);
-        counts(r, 0) = std::int64_t(rows(6 * r + 2) * half) + std::int64_t(rows(6 * r + 3));
+        counts(r, 0) = std::int64_t(rows(6 * r + 2) * high) + std::int64_t(rows(6 * r + 3));
         counts(r, 1) = std::int64_t(rows(6 * r + 4));
         counts(r, 2) = std::int64_t(rows(6 * r + 5));
       });

@@ -5,9 +5,10 @@
 // tests/run/test_ranks.py.)
 #include <gtest/gtest.h>
 
-#include <barrier>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,28 @@ template <class Real>
 cub::GenzIntegrand<Real> paper(cub::Family f, int n) {
   return {f, std::vector<double>(std::size_t(n), 0.0), std::vector<double>(std::size_t(n), 0.0)};
 }
+
+// All `size` threads wait here until the last arrives (reusable).
+class Barrier {
+ public:
+  explicit Barrier(int size) : size_(size) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    int const round = round_;
+    if (++arrived_ == size_) {
+      arrived_ = 0;
+      ++round_;
+      all_.notify_all();
+    } else {
+      all_.wait(lock, [&] { return round_ != round; });
+    }
+  }
+
+ private:
+  int size_, arrived_ = 0, round_ = 0;
+  std::mutex mutex_;
+  std::condition_variable all_;
+};
 
 // R ranks as threads of this process; all_gather as MPI_Allgatherv does it.
 class ThreadRanks {
@@ -63,7 +86,7 @@ class ThreadRanks {
   }
 
   int size_;
-  std::barrier<> meet_;
+  Barrier meet_;
   std::vector<std::vector<double>> parts_;
   int gathers_ = 0;
 };
@@ -75,13 +98,17 @@ std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> cons
   ThreadRanks ranks(size);
   std::vector<cub::Result> out(static_cast<std::size_t>(size));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
+  // Host backends: the one instance (it serializes the threads' kernels); GPUs: a stream each.
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
+  std::vector<ExecSpace> spaces(static_cast<std::size_t>(size));
+  if (!host) spaces = Kokkos::Experimental::partition_space(ExecSpace(), std::vector<int>(std::size_t(size), 1));
   std::vector<std::thread> threads;
   for (int k = 0; k < size; ++k)
     threads.emplace_back([&, k]() {
       try {
         cub::Options mine = o;
         mine.ranks = ranks.of(k);
-        out[std::size_t(k)] = cub::integrate<ExecSpace, Real>(ExecSpace(), f, lo, hi, t, mine);
+        out[std::size_t(k)] = cub::integrate<ExecSpace, Real>(spaces[std::size_t(k)], f, lo, hi, t, mine);
       } catch (...) {
         errors[std::size_t(k)] = std::current_exception();
       }
