@@ -206,6 +206,13 @@ void require_distributed(Command const& command) {
                                                "); start it without mpirun or with -np 1");
 }
 
+// Before a non-zero exit status on several ranks: mpirun ends every rank once one exits non-zero,
+// so no rank leaves before rank 0 has flushed its output and written its files.
+void leave_together() {
+  std::fflush(nullptr);
+  run::ranks::max(0.0);
+}
+
 }  // namespace
 
 std::string format_bytes(double bytes) {
@@ -399,6 +406,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       }
       if (ran == 0) std::fprintf(stdout, "  (no models in this build)\n");
       if (!run_options.json_path.empty()) report::write_json(run_options.json_path, {{"runs", all}});
+      if (!all_succeeded) leave_together();
       return all_succeeded ? exit_ok : exit_not_converged;
     }
 
@@ -428,6 +436,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
                                     ? "the budget ran out before the tolerance was met"
                                     : "did not converge";
         std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
+        leave_together();
         return exit_not_converged;
       }
       return exit_ok;

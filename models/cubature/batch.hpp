@@ -12,7 +12,8 @@
 // The integrals run one after another by default. On a GPU backend `concurrency` > 1 runs that
 // many at a time, each on its own execution-space instance (a stream) driven by its own host
 // thread, so that the small kernels and host round trips of one integral may overlap those of the
-// others; host backends always run them in turn (each integral already uses every thread).
+// others; host backends always run them in turn (each integral already uses every thread), and
+// so does a run across several ranks (Options::ranks).
 // Either way result k is exactly what integrate() returns for fs[k] alone: the algorithm does not
 // depend on the instance. Measured on an H200 (perf/results/2026-11-23-h200-kuramoto-cubature-batches, batch/, 256
 // integrals of 1e5-1e7 evaluations each): 2 streams take 0.89x the time for the smallest
@@ -63,7 +64,9 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
                     std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
   };
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
-  int const workers = host ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));
+  // Several ranks: one at a time, so that every rank calls the collectives in the same order.
+  int const workers =
+      host || opt.ranks.several() ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));
   if (workers <= 1) {
     for (std::size_t k = 0; k < m; ++k) {
       out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, one);

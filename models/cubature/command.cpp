@@ -15,6 +15,7 @@
 #include "parity/cli/numbers.hpp"
 #include "parity/cli/sweep.hpp"
 #include "parity/report/npy.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::cubature {
 namespace {
@@ -299,6 +300,10 @@ class Command final : public cli::Command {
     return s;
   }
 
+  // Every rank holds the region lists; the rule's applications and phase 2's regions are split
+  // (detail/phase1.hpp, detail/phase2.hpp).
+  bool distributed() const override { return true; }
+
  private:
   // The cases one after another, or (batch) in one run_batch call.
   report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag,
@@ -330,9 +335,11 @@ class Command final : public cli::Command {
       if (case_status(res) != cli::status::converged) {
         all_converged = false;
         if (worst == cli::status::converged) worst = case_status(res);
-        // A warning, printed even with --quiet: the number is not to be trusted to the tolerance.
-        fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
-                   p.integrand, p.dim, case_status(res), res.error, res.tolerance);
+        // A warning, printed even with --quiet (by rank 0 only): the number is not to be trusted
+        // to the tolerance.
+        if (run::ranks::root())
+          fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
+                     p.integrand, p.dim, case_status(res), res.error, res.tolerance);
       }
       results.push_back(result_json(p, x));
       if (context.output) {

@@ -49,6 +49,11 @@
 // runs the same sequence of steps whatever the thread count or batch size, so the integral
 // and the evaluation count do not depend on the number of threads.
 //
+// Across ranks (Options::ranks; default one rank): every rank calls integrate() with the same
+// problem and holds the whole region list; each applies the rule to its share of every list and
+// refines its share of phase 2's regions, and the per-region results are gathered into every rank
+// (detail/rank_rows.hpp), so the result is the same bits for any rank count.
+//
 // The returned status says why it stopped: converged (error <= max(tau_abs, tau_rel |I|)),
 // budget_exhausted, storage_exhausted, integrand_not_finite (a NaN or infinity was seen), or
 // not_converged (the tolerance moved with |I| after the shares were handed out; rare).

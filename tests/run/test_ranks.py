@@ -1,6 +1,7 @@
 """The executable across MPI ranks: `mpirun -np N parity-<backend> ...` against the same run
 without mpirun. SDE ensembles split their paths over the ranks, Kuramoto its oscillators (mean
-field) or rows (all pairs, network), dual control its grid; each must
+field) or rows (all pairs, network), dual control its grid, cubature its rule applications and
+phase-2 regions; each must
 give bit-identical results (JSON results and .npy arrays) for any N, with N not dividing the work
 evenly; the report names the rank count and every rank's phase times; commands that run on one
 rank only refuse several ranks with exit status 2.
@@ -71,12 +72,37 @@ CASES = {
     "dual-control": ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "--simulate-paths", "200",
                      "--horizon", "20"],
     "dual-control-float": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--precision", "float"],
+    # Cubature: every rank holds the region list, the rule's applications and phase 2's regions
+    # are split (3 ranks: uneven). Phase 1 only (degree 9); paper mode whose phase 2 runs out of its
+    # budget shares and redistributes them (7 rounds of heaps resumed across ranks); phase 2 in
+    # batches of 22 heaps (degree 9) and 9 (degree 7, both storage-limited); float; chunks parked on
+    # the host; a sweep (integrals one after another).
+    "cubature": ["cubature", "--integrand", "f1", "--dim", "4", "--rel-tol", "1e-5"],
+    "cubature-rounds": ["cubature", "--integrand", "f3", "--dim", "3", "--mode", "paper", "--rel-tol", "3e-8",
+                        "--max-evals", "1e6"],
+    "cubature-batches": ["cubature", "--integrand", "f2", "--dim", "3", "--rel-tol", "1e-7", "--max-memory-mb", "0.2"],
+    "cubature-degree7": ["cubature", "--integrand", "gaussian", "--dim", "4", "--rel-tol", "1e-6", "--rule", "degree7",
+                         "--max-memory-mb", "0.1"],
+    "cubature-float": ["cubature", "--integrand", "f3", "--dim", "3", "--mode", "paper", "--rel-tol", "1e-5",
+                       "--precision", "float", "--max-evals", "2e6"],
+    "cubature-parked": ["cubature", "--integrand", "f3", "--dim", "4", "--rel-tol", "1e-8", "--max-memory-mb", "0.5",
+                        "--max-host-memory-mb", "4", "--max-evals", "1e7"],
+    "cubature-sweep": ["cubature", "--integrand", "gaussian", "--dim", "3", "--rel-tol", "1e-6", "--sweep", "a:3:6:3",
+                       "--max-evals", "1e6"],
 }
 PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
          **{case: "parity::kuramoto::integrate" for case in ("kuramoto", "kuramoto-euler", "kuramoto-five-point",
                                                              "kuramoto-tiny", "all-pairs", "all-pairs-shares")},
          "dual-control": "parity::dual_control::value_iteration",
-         "dual-control-float": "parity::dual_control::policy_evaluation"}
+         "dual-control-float": "parity::dual_control::policy_evaluation",
+         **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked")},
+         **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7",
+                                                          "cubature-float")},
+         "cubature-sweep": "parity::cubature::batch"}
+# Cases stopped by their budget or heaps (exit status 3), and an array each case writes.
+EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3}
+ARRAY = {**{case: "phase1_error.npy" for case in CASES if case.startswith("cubature")},
+         "cubature-sweep": "sweep0_gaussian3d_phase1_error.npy"}
 
 # Network Kuramoto (built with Kokkos Kernels only): rows split in contiguous ranges that 2 and 3
 # ranks cut unevenly (500 rows: 250/250, 166/167/167). Sparse products (Erdos-Renyi, scale-free
@@ -109,7 +135,7 @@ class Ranks(unittest.TestCase):
         folder.mkdir()
         json_path = folder / "report.json"
         r = run([*CASES[case], "-q", "--json", str(json_path), "--output", str(folder / "arrays")], ranks)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.returncode, EXIT.get(case, 0), r.stdout + r.stderr)
         return r, json.loads(json_path.read_text())
 
     def test_bit_identical(self):
@@ -131,7 +157,8 @@ class Ranks(unittest.TestCase):
                 if case == "histogram":
                     self.assertEqual(sum(many["results"]["histogram"]), 2100)
                 plain_arrays = sorted(p.name for p in (d / "plain" / "arrays").iterdir())
-                self.assertIn("V.npy" if case.startswith("dual-control") else "histogram.npy", plain_arrays)
+                self.assertIn(ARRAY.get(case, "V.npy" if case.startswith("dual-control") else "histogram.npy"),
+                              plain_arrays)
                 if CASES[case][0] == "kuramoto":  # every oscillator counted once
                     oscillators = int(CASES[case][CASES[case].index("-N") + 1])
                     self.assertEqual(sum(many["results"]["histogram_final"]), oscillators)
@@ -212,8 +239,7 @@ class Ranks(unittest.TestCase):
             r = run(["krusell-smith", "--help"], 1)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             return
-        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["cubature", "-q"], "cubature"),
-                           (["run", "--all", "-q"], "runs on one rank only")):
+        for args, name in ((["krusell-smith", "-q"], "krusell-smith"), (["run", "--all", "-q"], "runs on one rank only")):
             with self.subTest(command=args[0]):
                 r = run(args, RANKS)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

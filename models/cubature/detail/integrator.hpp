@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ class Integrator {
   void phase1();
   Flow phase1_step(int it);
   void evaluate_current(int it);
+  void evaluate_shares();
+  void pack_evaluations(std::int64_t p0, std::int64_t p1);
+  void unpack_evaluations();
   bool totals(Phase1Step& step);
   void classify(Phase1Step& step);
   Flow refine(int it);
@@ -83,7 +87,12 @@ class Integrator {
   double parked_bytes(std::int64_t regions, int d) const;
 
   // Phase 2 (phase2.hpp).
+  using Counts = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem>;
   void phase2(std::int64_t left, double slack);
+  void gather_phase2(Matrix<Mem> const& sums, Counts const& counts, std::exception_ptr failed);
+  void pack_phase2(Matrix<Mem> const& sums, Counts const& counts);
+  void unpack_phase2(Matrix<Mem> const& sums, Counts const& counts);
+  void ensure_rank_rows(std::int64_t size);
 
   ExecutionSpace space;
   F const& f;
@@ -111,6 +120,7 @@ class Integrator {
   Kokkos::View<std::int64_t*, Mem> offset;
   Matrix<Mem> terms;
   Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for the terms of a list
+  Kokkos::View<double*, Mem> rank_rows;  // several ranks: the per-region results they exchange
 
   double fin_est = 0, fin_err = 0;  // finished regions
   std::int64_t fin_regions = 0;
@@ -224,6 +234,13 @@ void Integrator<ExecutionSpace, Real, F>::ensure_parents(std::int64_t m) {
     parent_estimate =
         Kokkos::View<Real*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"),
                                  std::max(m, std::min(2 * m, capacity)));
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::ensure_rank_rows(std::int64_t size) {
+  if (std::int64_t(rank_rows.extent(0)) < size)
+    rank_rows = Kokkos::View<double*, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::rank_rows"), size);
 }
 
 // Unfinished regions finished as they are (filter_smallest, finish_below): their sums move from

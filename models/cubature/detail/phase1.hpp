@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "models/cubature/detail/filter.hpp"
 #include "models/cubature/detail/integrator.hpp"
+#include "models/cubature/detail/rank_rows.hpp"
 #include "models/cubature/detail/region_list.hpp"
 #include "models/cubature/detail/two_level.hpp"
 #include "parity/algorithms/compact.hpp"
@@ -48,7 +50,10 @@ Flow Integrator<ExecutionSpace, Real, F>::phase1_step(int it) {
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::evaluate_current(int it) {
   reserve(count);
-  evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite, nulls);
+  if (opt.ranks.several())
+    evaluate_shares();
+  else
+    evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite, nulls);
   if (nulls.sharp && siblings > 1)
     two_level_check<ExecutionSpace, Real>(space, current, count / siblings, siblings, parent_estimate, nulls.c_scale,
                                           nulls.c_add);
@@ -56,6 +61,58 @@ void Integrator<ExecutionSpace, Real, F>::evaluate_current(int it) {
   res.regions_evaluated += count;
   res.phase1_iterations = it;
   ++chunk_iterations;
+}
+
+// Several ranks: each applies the rule to its share of the list, then every rank gets every
+// region's estimate, error, split axis and finiteness (4 doubles a region). The evaluation of a
+// region does not depend on the rank that does it, so every rank then holds one rank's list.
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::evaluate_shares() {
+  std::int64_t const p0 = opt.ranks.first(count), p1 = opt.ranks.last(count);
+  std::exception_ptr failed;
+  try {
+    ensure_rank_rows(4 * count);
+    evaluate_list<ExecutionSpace, Real>(space, f, n, current, p1, team_size, finite, nulls, p0);
+    pack_evaluations(p0, p1);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  gather_rows(space, opt.ranks, rank_rows, count, 4, failed);
+  unpack_evaluations();
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::pack_evaluations(std::int64_t p0, std::int64_t p1) {
+  auto const rows = rank_rows;
+  auto const est = current.estimate;
+  auto const err = current.error;
+  auto const ax = current.axis;
+  auto const fin = finite;
+  Kokkos::parallel_for(
+      "parity::cubature::pack_evaluations", Kokkos::RangePolicy<ExecutionSpace>(space, p0, p1),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        rows(4 * r) = double(est(r));
+        rows(4 * r + 1) = double(err(r));
+        rows(4 * r + 2) = double(ax(r));
+        rows(4 * r + 3) = double(fin(r));
+      });
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::unpack_evaluations() {
+  auto const rows = rank_rows;
+  auto const est = current.estimate;
+  auto const err = current.error;
+  auto const ax = current.axis;
+  auto const fin = finite;
+  Kokkos::parallel_for(
+      "parity::cubature::unpack_evaluations", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        est(r) = Real(rows(4 * r));
+        err(r) = Real(rows(4 * r + 1));
+        ax(r) = int(rows(4 * r + 2));
+        fin(r) = int(rows(4 * r + 3));
+      });
 }
 
 // Totals and the tolerance; true when the run ends here (converged, or a non-finite value).

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "models/cubature/detail/integrator.hpp"
 #include "models/cubature/detail/phase2_kernel.hpp"
+#include "models/cubature/detail/rank_rows.hpp"
 #include "models/cubature/detail/region_list.hpp"
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/run/errors.hpp"
@@ -71,18 +73,30 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
   require(batch <= (1 << 30), "phase-2 batch too large");
   res.phase2_batch = std::max<std::int64_t>(res.phase2_batch, batch);
   res.heap_capacity = std::max(res.heap_capacity, heap_capacity);
-  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), batch, heap_capacity, stride);
   Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
-  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> region_counts("parity::cubature::phase2_counts", count, 3);
+  Counts region_counts("parity::cubature::phase2_counts", count, 3);
   res.phase2_rounds = std::max(res.phase2_rounds, 1);
-  for (std::int64_t first = 0; first < count; first += batch) {
-    int const m = int(std::min(batch, count - first));
-    phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                       region_counts, false, nulls);
-    report({"phase 2", first / batch + 1, -1.0, clock.seconds(),
-            "regions " + std::to_string(first + m) + " of " + std::to_string(count)});
+  // This rank's regions [p0, p1) (all of them on one rank), in batches; the heaps, the shares
+  // and every limit are those of one rank, so each region runs the same steps for any rank count.
+  std::int64_t const p0 = opt.ranks.first(count), p1 = opt.ranks.last(count);
+  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps;
+  std::exception_ptr failed;
+  try {
+    heaps = Kokkos::View<Real***, Kokkos::LayoutRight, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), std::min(batch, p1 - p0),
+        heap_capacity, stride);
+    for (std::int64_t first = p0; first < p1; first += batch) {
+      int const m = int(std::min(batch, p1 - first));
+      phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
+                                         region_counts, false, nulls);
+      report({"phase 2", int((first - p0) / batch) + 1, -1.0, clock.seconds(),
+              "regions " + std::to_string(first + m - p0) + " of " + std::to_string(p1 - p0)});
+    }
+  } catch (...) {
+    if (!opt.ranks.several()) throw;
+    failed = std::current_exception();
   }
+  if (opt.ranks.several()) gather_phase2(sums, region_counts, failed);
   // With every heap resident (one batch), the evaluations that finished regions left unused
   // go to the regions their share stopped, in proportion to their error, and those resume.
   // Fixed-order sums keep this deterministic.
@@ -113,8 +127,15 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
         },
         movable);
     if (movable == 0) break;
-    phase2_batch<ExecutionSpace, Real>(space, f, n, current, 0, int(count), team_size, heaps, share, budget, sums,
-                                       region_counts, true, nulls);
+    try {
+      if (p1 > p0)
+        phase2_batch<ExecutionSpace, Real>(space, f, n, current, p0, int(p1 - p0), team_size, heaps, share, budget,
+                                           sums, region_counts, true, nulls);
+    } catch (...) {
+      if (!opt.ranks.several()) throw;
+      failed = std::current_exception();
+    }
+    if (opt.ranks.several()) gather_phase2(sums, region_counts, failed);
     res.phase2_rounds = std::max(res.phase2_rounds, round);
     report({"phase 2", round, -1.0, clock.seconds(),
             "unused evaluations moved to " + std::to_string(movable) + " regions"});
@@ -141,6 +162,55 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
   fin_est += totals[0];
   fin_err += totals[1];
   fin_regions += leaves;
+}
+
+// Several ranks: every region's phase-2 sums and counts (evaluations, heap size, why it stopped)
+// from the rank that refined it, to every rank (6 doubles a region; the evaluation count in two
+// halves of 32 bits, exact in doubles).
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::gather_phase2(Matrix<Mem> const& sums, Counts const& counts,
+                                                        std::exception_ptr failed) {
+  if (!failed) {
+    try {
+      ensure_rank_rows(6 * count);
+      pack_phase2(sums, counts);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
+  gather_rows(space, opt.ranks, rank_rows, count, 6, failed);
+  unpack_phase2(sums, counts);
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::pack_phase2(Matrix<Mem> const& sums, Counts const& counts) {
+  auto const rows = rank_rows;
+  Kokkos::parallel_for(
+      "parity::cubature::pack_phase2",
+      Kokkos::RangePolicy<ExecutionSpace>(space, opt.ranks.first(count), opt.ranks.last(count)),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        rows(6 * r) = sums(r, 0);
+        rows(6 * r + 1) = sums(r, 1);
+        rows(6 * r + 2) = double(counts(r, 0) >> 32);
+        rows(6 * r + 3) = double(counts(r, 0) & 0xffffffff);
+        rows(6 * r + 4) = double(counts(r, 1));
+        rows(6 * r + 5) = double(counts(r, 2));
+      });
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::unpack_phase2(Matrix<Mem> const& sums, Counts const& counts) {
+  auto const rows = rank_rows;
+  double const high = 4294967296.0;  // 2^32
+  Kokkos::parallel_for(
+      "parity::cubature::unpack_phase2", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        sums(r, 0) = rows(6 * r);
+        sums(r, 1) = rows(6 * r + 1);
+        counts(r, 0) = std::int64_t(rows(6 * r + 2) * high) + std::int64_t(rows(6 * r + 3));
+        counts(r, 1) = std::int64_t(rows(6 * r + 4));
+        counts(r, 2) = std::int64_t(rows(6 * r + 5));
+      });
 }
 
 }  // namespace parity::cubature::detail

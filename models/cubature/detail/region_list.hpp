@@ -83,12 +83,13 @@ void even_partition(ExecutionSpace const& space, RegionList<Real, typename Execu
       });
 }
 
-// Applies the rule to regions 0..count-1 of the list, one team per region.
+// Applies the rule to regions first..count-1 of the list, one team per region.
 template <class ExecutionSpace, class Real, class F>
 void evaluate_list(ExecutionSpace const& space, F const& f, int n,
                    RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
                    int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
-                   NullRules<Real> const& nulls) {
+                   NullRules<Real> const& nulls, std::int64_t first = 0) {
+  if (count <= first) return;
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   auto const center = list.center;
@@ -99,9 +100,9 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
   std::size_t const bytes = Scratch::shmem_size(rule_scratch_reals<Real>());
   Kokkos::parallel_for(
       "parity::cubature::phase1_evaluate",
-      Policy(space, int(count), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      Policy(space, int(count - first), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        int const r = team.league_rank();
+        std::int64_t const r = first + team.league_rank();
         Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
         auto const e = evaluate_rule(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
         Kokkos::single(Kokkos::PerTeam(team), [&]() {

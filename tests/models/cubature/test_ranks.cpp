@@ -1,0 +1,277 @@
+// integrate() across ranks (Options::ranks) inside one process: R host threads are the ranks,
+// each calls integrate() with its rank, and their all_gather meets at a barrier. Every rank must
+// return exactly what one rank returns alone, whatever R; a rank that fails must make every rank
+// fail instead of leaving them waiting. (mpirun -np 1, 2, 3 runs the executable the same way:
+// tests/run/test_ranks.py.)
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "models/cubature/detail/rank_rows.hpp"
+#include "models/cubature/integrands.hpp"
+#include "models/cubature/integrate.hpp"
+#include "models/cubature/params.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_cubature_ranks {
+
+namespace cub = parity::cubature;
+using parity::test::ExecSpace;
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+// One of the paper's integrands f1..f5 in n dimensions (no parameters).
+template <class Real>
+cub::GenzIntegrand<Real> paper(cub::Family f, int n) {
+  return {f, std::vector<double>(std::size_t(n), 0.0), std::vector<double>(std::size_t(n), 0.0)};
+}
+
+// All `size` threads wait here until the last arrives (reusable).
+class Barrier {
+ public:
+  explicit Barrier(int size) : size_(size) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    int const round = round_;
+    if (++arrived_ == size_) {
+      arrived_ = 0;
+      ++round_;
+      all_.notify_all();
+    } else {
+      all_.wait(lock, [&] { return round_ != round; });
+    }
+  }
+
+ private:
+  int size_, arrived_ = 0, round_ = 0;
+  std::mutex mutex_;
+  std::condition_variable all_;
+};
+
+// R ranks as threads of this process; all_gather as MPI_Allgatherv does it.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int size) : size_(size), meet_(size), parts_(std::size_t(size)) {}
+
+  cub::Ranks of(int rank) {
+    cub::Ranks r;
+    r.rank = rank;
+    r.size = size_;
+    r.all_gather = [this, rank](std::span<double const> mine, std::span<double> all) { gather(rank, mine, all); };
+    return r;
+  }
+  int gathers() const { return gathers_; }  // collective calls, counted by rank 0
+
+ private:
+  void gather(int rank, std::span<double const> mine, std::span<double> all) {
+    parts_[std::size_t(rank)].assign(mine.begin(), mine.end());
+    meet_.arrive_and_wait();  // every part written
+    std::size_t at = 0;
+    for (auto const& p : parts_) {
+      for (std::size_t i = 0; i < p.size() && at + i < all.size(); ++i) all[at + i] = p[i];
+      at += p.size();
+    }
+    if (rank == 0) ++gathers_;
+    bool const sizes_match = at == all.size();
+    meet_.arrive_and_wait();  // every part read before the next gather writes
+    if (!sizes_match) throw std::logic_error("all_gather: output size differs from the total");
+  }
+
+  int size_;
+  Barrier meet_;
+  std::vector<std::vector<double>> parts_;
+  int gathers_ = 0;
+};
+
+// The problem on `size` threads; every rank's result.
+template <class Real, class F>
+std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> const& lo, std::vector<double> const& hi,
+                                  cub::Tolerances const& t, cub::Options const& o, int* gathers = nullptr) {
+  ThreadRanks ranks(size);
+  std::vector<cub::Result> out(static_cast<std::size_t>(size));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
+  // Host backends: the one instance (it serializes the threads' kernels); GPUs: a stream each.
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
+  std::vector<ExecSpace> spaces(static_cast<std::size_t>(size));
+  if (!host) spaces = Kokkos::Experimental::partition_space(ExecSpace(), std::vector<int>(std::size_t(size), 1));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < size; ++k)
+    threads.emplace_back([&, k]() {
+      try {
+        cub::Options mine = o;
+        mine.ranks = ranks.of(k);
+        out[std::size_t(k)] = cub::integrate<ExecSpace, Real>(spaces[std::size_t(k)], f, lo, hi, t, mine);
+      } catch (...) {
+        errors[std::size_t(k)] = std::current_exception();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (auto const& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (gathers) *gathers = ranks.gathers();
+  return out;
+}
+
+void expect_same(cub::Result const& a, cub::Result const& b, std::string const& what) {
+  EXPECT_TRUE(same_bits(a.integral, b.integral)) << what << ": " << a.integral << " vs " << b.integral;
+  EXPECT_TRUE(same_bits(a.error, b.error)) << what;
+  EXPECT_EQ(a.evaluations, b.evaluations) << what;
+  EXPECT_EQ(a.regions, b.regions) << what;
+  EXPECT_EQ(a.regions_evaluated, b.regions_evaluated) << what;
+  EXPECT_EQ(a.status, b.status) << what;
+  EXPECT_EQ(a.phase1_iterations, b.phase1_iterations) << what;
+  EXPECT_EQ(a.phase2_regions, b.phase2_regions) << what;
+  EXPECT_EQ(a.phase2_rounds, b.phase2_rounds) << what;
+  EXPECT_EQ(a.phase2_budget_limited, b.phase2_budget_limited) << what;
+  EXPECT_EQ(a.parked_chunks, b.parked_chunks) << what;
+  ASSERT_EQ(a.history.size(), b.history.size()) << what;
+  for (std::size_t i = 0; i < a.history.size(); ++i) {
+    EXPECT_TRUE(same_bits(a.history[i].integral, b.history[i].integral)) << what << " step " << i;
+    EXPECT_TRUE(same_bits(a.history[i].error, b.history[i].error)) << what << " step " << i;
+  }
+}
+
+// One rank's result against 2 and 3 ranks (3 splits every list unevenly), on every rank.
+template <class Real, class F>
+void check_ranks(F const& f, int n, cub::Tolerances const& t, cub::Options const& o, std::string const& what) {
+  std::vector<double> const lo(std::size_t(n), 0.0), hi(std::size_t(n), 1.0);
+  auto const alone = cub::integrate<ExecSpace, Real>(ExecSpace(), f, lo, hi, t, o);
+  for (int size : {2, 3}) {
+    int gathers = 0;
+    auto const all = on_ranks<Real>(size, f, lo, hi, t, o, &gathers);
+    EXPECT_GE(gathers, alone.phase1_iterations) << what;  // the work was shared, not repeated
+    for (int k = 0; k < size; ++k) expect_same(all[std::size_t(k)], alone, what + ", rank " + std::to_string(k) +
+                                                                         " of " + std::to_string(size));
+  }
+}
+
+TEST(CubatureRanks, PhaseOneSameBitsOnEveryRank) {
+  auto const f1 = paper<double>(cub::Family::f1, 4);
+  cub::Tolerances t;
+  t.relative = 1e-5;
+  cub::Options o;
+  o.max_evaluations = 5'000'000;
+  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f1, {0, 0, 0, 0}, {1, 1, 1, 1}, t, o);
+  ASSERT_EQ(alone.status, cub::Status::converged);
+  ASSERT_EQ(alone.phase2_regions, 0);
+  ASSERT_GT(alone.phase1_iterations, 1);
+  check_ranks<double>(f1, 4, t, o, "f1 4-D degree 9");
+}
+
+TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
+  // Paper mode, a budget its phase-2 shares run out of: the unused evaluations move in several
+  // rounds, each resuming heaps held by different ranks.
+  auto const f3 = paper<double>(cub::Family::f3, 3);
+  cub::Tolerances t;
+  t.relative = 3e-8;
+  cub::Options o;
+  o.mode = cub::Mode::paper;
+  o.max_evaluations = 1'000'000;
+  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f3, {0, 0, 0}, {1, 1, 1}, t, o);
+  ASSERT_GT(alone.phase2_regions, 0);
+  ASSERT_GT(alone.phase2_rounds, 1);
+  check_ranks<double>(f3, 3, t, o, "f3 3-D paper, phase 2 rounds");
+}
+
+TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {
+  // Improved mode with little memory: phase 2 in batches of a few heaps; and float.
+  auto const f2 = paper<double>(cub::Family::f2, 3);
+  cub::Tolerances t;
+  t.relative = 1e-7;
+  cub::Options o;
+  o.max_memory_mb = 0.2;
+  o.max_evaluations = 20'000'000;
+  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f2, {0, 0, 0}, {1, 1, 1}, t, o);
+  ASSERT_GT(alone.phase2_regions, 0);
+  ASSERT_LT(alone.phase2_batch, alone.phase2_regions);
+  check_ranks<double>(f2, 3, t, o, "f2 3-D, phase 2 in batches");
+
+  auto const f3 = paper<float>(cub::Family::f3, 3);
+  cub::Tolerances tf;
+  tf.relative = 1e-5;
+  cub::Options of;
+  of.mode = cub::Mode::paper;
+  of.max_evaluations = 2'000'000;
+  check_ranks<float>(f3, 3, tf, of, "f3 3-D paper, float");
+}
+
+TEST(CubatureRanks, ParkedChunksSameBits) {
+  auto const f3 = paper<double>(cub::Family::f3, 4);
+  cub::Tolerances t;
+  t.relative = 1e-8;
+  cub::Options o;
+  o.max_memory_mb = 0.5;
+  o.max_host_memory_mb = 4;
+  o.max_evaluations = 3'000'000;
+  o.rule = cub::Rule::degree7;
+  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f3, {0, 0, 0, 0}, {1, 1, 1, 1}, t, o);
+  ASSERT_GT(alone.parked_chunks, 0);
+  check_ranks<double>(f3, 4, t, o, "f3 4-D degree 7, parked chunks");
+}
+
+TEST(CubatureRanks, FailureOnOneRankReachesEveryRank) {
+  // Rank 1 of 3 failed at its share: every rank leaves the gather and throws; rank 1 its own error.
+  int const size = 3;
+  ThreadRanks ranks(size);
+  std::vector<std::string> caught(static_cast<std::size_t>(size));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < size; ++k)
+    threads.emplace_back([&, k]() {
+      Kokkos::View<double*, ExecSpace::memory_space> rows("parity::test::rows", 10 * 2);
+      std::exception_ptr failed;
+      if (k == 1) failed = std::make_exception_ptr(std::runtime_error("out of device memory"));
+      try {
+        cub::detail::gather_rows(ExecSpace(), ranks.of(k), rows, 10, 2, failed);
+      } catch (std::exception const& e) {
+        caught[std::size_t(k)] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(caught[1], "out of device memory");
+  for (int k : {0, 2}) EXPECT_NE(caught[std::size_t(k)].find("rank 1 failed"), std::string::npos) << caught[k];
+}
+
+TEST(CubatureRanks, RowsArriveInRankOrder) {
+  // 7 rows of 3 over 3 ranks (2, 2, 3 rows): each rank writes only its own rows.
+  int const size = 3, m = 7, width = 3;
+  ThreadRanks ranks(size);
+  std::vector<std::vector<double>> got(static_cast<std::size_t>(size));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < size; ++k)
+    threads.emplace_back([&, k]() {
+      auto const r = ranks.of(k);
+      std::vector<double> mine(std::size_t(m * width), -1.0);
+      for (std::int64_t i = r.first(m); i < r.last(m); ++i)
+        for (int c = 0; c < width; ++c) mine[std::size_t(i * width + c)] = double(100 * i + c);
+      auto rows = parity::test::to_device(mine);
+      cub::detail::gather_rows(ExecSpace(), r, rows, m, width, nullptr);
+      got[std::size_t(k)] = parity::test::to_host(rows);
+    });
+  for (auto& th : threads) th.join();
+  for (int k = 0; k < size; ++k)
+    for (int i = 0; i < m; ++i)
+      for (int c = 0; c < width; ++c)
+        EXPECT_EQ(got[std::size_t(k)][std::size_t(i * width + c)], double(100 * i + c)) << k << " " << i << " " << c;
+}
+
+TEST(CubatureRanks, RejectsBadRanks) {
+  cub::Options o;
+  o.ranks.size = 2;  // no all_gather
+  EXPECT_THROW(cub::validate({0.0}, {1.0}, {}, o), parity::InvalidInput);
+  o.ranks.size = 0;
+  EXPECT_THROW(cub::validate({0.0}, {1.0}, {}, o), parity::InvalidInput);
+  o.ranks.size = 2;
+  o.ranks.rank = 2;
+  o.ranks.all_gather = [](std::span<double const>, std::span<double>) {};
+  EXPECT_THROW(cub::validate({0.0}, {1.0}, {}, o), parity::InvalidInput);
+}
+
+}  // namespace parity_test_cubature_ranks
