@@ -148,8 +148,8 @@ void check_ranks(F const& f, int n, cub::Tolerances const& t, cub::Options const
     int gathers = 0;
     auto const all = on_ranks<Real>(size, f, lo, hi, t, o, &gathers);
     EXPECT_GE(gathers, alone.phase1_iterations) << what;  // the work was shared, not repeated
-    for (int k = 0; k < size; ++k) expect_same(all[std::size_t(k)], alone, what + ", rank " + std::to_string(k) +
-                                                                         " of " + std::to_string(size));
+    for (int k = 0; k < size; ++k)
+      expect_same(all[std::size_t(k)], alone, what + ", rank " + std::to_string(k) + " of " + std::to_string(size));
   }
 }
 
