@@ -215,8 +215,11 @@ void solve_on_split_ranks_matches_one_rank(ks::PanelLocate locate, ks::PanelStar
   }
   auto const& many = results[0];
   // The documented tolerance: K path and law of motion within 1e-10 (relative) of one rank in
-  // double, 1e-5 in float (a K_t rounded to float may land one float step away).
-  double const tol = sizeof(Real) == 8 ? 1e-10 : 1e-5;
+  // double, each agent's capital within 1e-9 (its own policy path adds up the differences over
+  // the periods), the numbers formed from differences within 1e-8 or 1e-12 absolute; 1e-5 in
+  // float (a K_t rounded to float may land one float step away).
+  bool const dbl = sizeof(Real) == 8;
+  double const tol = dbl ? 1e-10 : 1e-5, cross = dbl ? 1e-9 : 1e-5, loose = dbl ? 1e-8 : 1e-5;
   EXPECT_EQ(many.iterations, one.iterations);
   EXPECT_EQ(many.policy_iterations_total, one.policy_iterations_total);
   EXPECT_EQ(many.panel_carries, one.panel_carries);
@@ -226,8 +229,11 @@ void solve_on_split_ranks_matches_one_rank(ks::PanelLocate locate, ks::PanelStar
   EXPECT_LE(relative_difference(many.policy, one.policy), tol);
   ASSERT_EQ(many.k_final.size(), one.k_final.size());
   double const K = one.K_path.back();
-  for (std::size_t i = 0; i < one.k_final.size(); ++i) ASSERT_NEAR(many.k_final[i], one.k_final[i], tol * K) << i;
-  EXPECT_NEAR(many.k_final_min, one.k_final_min, tol * K);
+  for (std::size_t i = 0; i < one.k_final.size(); ++i)
+    ASSERT_NEAR(many.k_final[i], one.k_final[i], cross * (std::abs(one.k_final[i]) + 1e-3 * K)) << i;
+  EXPECT_NEAR(many.k_final_min, one.k_final_min, loose * one.k_final_min + 1e-12);
+  EXPECT_NEAR(many.den_haan_max_pct, one.den_haan_max_pct, loose * one.den_haan_max_pct + 1e-12);
+  EXPECT_NEAR(many.coeff_change, one.coeff_change, loose * one.coeff_change + 1e-12);
   // The shocks are integer counts: exactly one rank's.
   EXPECT_EQ(many.employed_final, one.employed_final);
   EXPECT_EQ(many.unemployment_max_deviation, one.unemployment_max_deviation);
