@@ -37,8 +37,8 @@ namespace parity::krusell_smith {
 // this rank's part of the capital sum, which is copied to the host, added over the ranks in rank
 // order and copied back before the next period's slice reads it, so every rank sees the same K_t.
 // The exchange sits between two periods, so a graph cannot span the simulation: the kernels are
-// launched one by one. (The split changes where the sum is rounded: K agrees with one rank's to a
-// few units in the last place, not bit for bit.)
+// launched one by one. (The split changes where each period's sum is rounded, so K agrees with one
+// rank's within a tolerance, not bit for bit: docs/models/krusell_smith.md, "Across ranks".)
 template <class ExecSpace, class Real, class Axis>
 class PanelSimulation {
  public:
@@ -199,23 +199,21 @@ class PanelSimulation {
     using AgentRange = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
     using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     long const cells = long(coef_.extent(1));
-    {
-      for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
-                 slices_[t]);
-      if (locate_ == PanelLocate::power)
-        reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
-                      sum_);
-      else if (locate_ == PanelLocate::scratch)
-        reduce_kernel(
-            std::string("parity::krusell_smith::panel_step_scratch"),
-            typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
-                .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
-                                         int(rec_.extent(0) / 2)))),
-            scratch_steps_[t], sum_);
-      else
-        reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
-                      sum_);
-    }
+    for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
+               slices_[t]);
+    if (locate_ == PanelLocate::power)
+      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
+                    sum_);
+    else if (locate_ == PanelLocate::scratch)
+      reduce_kernel(
+          std::string("parity::krusell_smith::panel_step_scratch"),
+          typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
+              .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
+                                       int(rec_.extent(0) / 2)))),
+          scratch_steps_[t], sum_);
+    else
+      reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
+                    sum_);
   }
 
   template <class ForKernel>
