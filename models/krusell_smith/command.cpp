@@ -19,6 +19,7 @@
 #include "parity/grid/spacing.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::krusell_smith {
 namespace {
@@ -531,6 +532,8 @@ class Command final : public cli::Command {
                        x["r_squared"]["bad"].get<double>(), x["den_haan_accuracy"]["max_error_pct"].get<double>());
   }
 
+  bool distributed() const override { return true; }  // agents split across ranks (solver.hpp)
+
  private:
   report::RunReport run_params(cli::Context& context, Params const& p) {
     require_resources(context, p);
@@ -543,15 +546,15 @@ class Command final : public cli::Command {
     return rep;
   }
 
-  // Refuses a panel that cannot fit: per agent its capital (two copies) and its employment bits for
-  // every period (bit-packed shocks), on the device; the final cross-section (a sample of at most
-  // 100000 agents is written) on the host.
+  // Refuses a panel that cannot fit: per agent of this rank its capital (two copies) and its
+  // employment bits for every period (bit-packed shocks), on the device; the final cross-section (a
+  // sample of at most 100000 agents is written) on the host.
   static void require_resources(cli::Context const& context, Params const& p) {
     double const real = context.precision == Precision::f32 ? 4 : 8;
-    double const agents = double(p.agents);
+    double const agents = std::ceil(double(p.agents) / run::ranks::size());
     double const grid = double(p.nk) * p.nK * 4 * 8 * 4;
     double const device = agents * (2 * real + double(p.periods) / 8 + 4) + grid + double(p.periods) * 64;
-    double const host = std::min(agents, 1e5) * 12 * 2 + grid + double(p.periods) * 64;
+    double const host = std::min(double(p.agents), 1e5) * 12 * 2 + grid + double(p.periods) * 64;
     cli::require_memory(context, device, host,
                         fmt::format("krusell-smith --agents {} --periods {}", p.agents, p.periods));
   }

@@ -12,6 +12,12 @@
 // The stages live in detail/: model.hpp (constants and shared device functions), policy.hpp,
 // shocks.hpp, panel_kernels.hpp and panel.hpp, regression.hpp, accuracy.hpp (what a finished
 // solve reports) and checkpoint.hpp (the loop's state for --checkpoint / --resume).
+//
+// Across ranks (PanelRanks, ranks.hpp) the agents are split into contiguous ranges, one per rank:
+// each rank draws (shocks.hpp) and simulates (panel.hpp) its own agents, and the per-period
+// capital sum is added over the ranks, so every rank holds the same K path and computes the same
+// regression and policy (small: replicated rather than split). Checkpoints hold the whole
+// cross-section and are refused on several ranks.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
@@ -32,6 +38,7 @@
 #include "models/krusell_smith/detail/regression.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
+#include "models/krusell_smith/ranks.hpp"
 #include "models/krusell_smith/result.hpp"
 #include "parity/grid/axis.hpp"
 #include "parity/grid/spacing.hpp"
@@ -44,8 +51,15 @@
 namespace parity::krusell_smith {
 
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases) {
+Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases,
+             PanelRanks const& ranks = {}) {
   validate(p);
+  require(p.agents >= ranks.size, "--agents " + std::to_string(p.agents) + ": fewer agents than the " +
+                                      std::to_string(ranks.size) + " ranks (each rank simulates at least one)");
+  require(!ranks.several() || (p.checkpoint.path.empty() && p.checkpoint.resume.empty()),
+          std::string(p.checkpoint.path.empty() ? "--resume" : "--checkpoint") +
+              " runs on one rank only (a checkpoint holds the whole cross-section); start it without mpirun or "
+              "with -np 1");
   // A checkpoint to continue from is read, and checked against these parameters, and the folder
   // checkpoints go to is checked, before any work.
   std::string const fingerprint = checkpoint_fingerprint(p, sizeof(Real) == 4 ? "float" : "double");
@@ -98,15 +112,16 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   {
     timing::ScopedPhase phase(space, phases, phase_shocks);
     z = aggregate_path(p, chain);
-    emp = generate_employment(space, p, chain, z);
+    emp = generate_employment(space, p, chain, z, ranks);
   }
   res.z_path = z;
 
+  long const n = emp.agents, first = emp.first;  // this rank's agents
   Kokkos::View<Real*, Mem> k_agents(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital"),
-                                    p.agents);
+                                    n);
   auto panel = [&] {
     timing::ScopedPhase phase(space, phases, phase_panel_setup);
-    return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents);
+    return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents, ranks);
   }();
   res.panel_locate = to_string(panel.locate());
   Kokkos::View<Real*, Mem> k_start;  // a restart's cross-section, matched to period 0's employment
@@ -114,14 +129,24 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     timing::ScopedPhase phase(space, phases, phase_panel_setup);
     auto words0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
                                                       Kokkos::subview(emp.words, Kokkos::make_pair(0L, emp.nwords)));
+    // The pairing of saved capitals with this run's agents needs every agent's employment: on
+    // several ranks each gathers all of it and pairs the whole panel, then keeps its own agents.
+    std::vector<double> mine(n), all;
+    for (long i = 0; i < n; ++i) mine[i] = double((words0(i / 32) >> (i % 32)) & 1u);
+    if (ranks.several()) {
+      all.resize(p.agents);
+      ranks.all_gather(mine, all);
+    }
+    auto const& employed = ranks.several() ? all : mine;
     std::vector<std::int32_t> employed0(p.agents);
-    for (long i = 0; i < p.agents; ++i) employed0[i] = std::int32_t((words0(i / 32) >> (i % 32)) & 1u);
+    for (long i = 0; i < p.agents; ++i) employed0[i] = std::int32_t(employed[i]);
     auto const k0 = restart_cross_section(p, chain, z[0], employed0);
     k_start = Kokkos::View<Real*, Mem>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_start"), p.agents);
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_start"), n);
     auto k_start_h = Kokkos::create_mirror_view(k_start);
-    double sum = 0;
-    for (long i = 0; i < p.agents; ++i) sum += double(k_start_h(i) = Real(k0[i]));
+    double sum = 0;  // over all agents in index order, on every rank: the same bits as one rank
+    for (long i = 0; i < p.agents; ++i) sum += double(Real(k0[i]));
+    for (long i = 0; i < n; ++i) k_start_h(i) = Real(k0[first + i]);
     Kokkos::deep_copy(k_start, k_start_h);
     panel.set_initial(k_start, sum);
   }
@@ -133,7 +158,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     auto const start = restore_checkpoint(*resume, p, st, res, g, k_agents, sum);
     if (!start.empty()) {
       Kokkos::View<Real*, Mem> k0(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"), p.agents);
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"), n);
       detail::from_host_doubles(k0, start);
       panel.set_initial(k0, sum);
     }
@@ -252,7 +277,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
 
   {
     timing::ScopedPhase phase(space, phases, phase_accuracy);
-    measure_accuracy(space, p, chain, axk, axK, k_nodes, K_nodes, g, cubic, z, st.K_host, emp, k_agents, res);
+    measure_accuracy(space, p, chain, axk, axK, k_nodes, K_nodes, g, cubic, z, st.K_host, emp, k_agents, res, ranks);
   }
   return res;
 }

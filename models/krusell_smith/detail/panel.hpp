@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "models/krusell_smith/detail/panel_kernels.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
+#include "models/krusell_smith/ranks.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/resident_teams.hpp"
@@ -30,6 +32,13 @@ namespace parity::krusell_smith {
 // they are recorded once as a Kokkos graph and the whole simulation is one graph launch (on CUDA a
 // CUDA graph: no per-kernel launch latency, which dominates below ~10^6 agents; on host backends
 // the nodes run in order as plain kernels). `--panel-launch kernels` launches them one by one.
+//
+// Across ranks (PanelRanks) each rank steps its own agents (emp's range): a period's reduction is
+// this rank's part of the capital sum, which is copied to the host, added over the ranks in rank
+// order and copied back before the next period's slice reads it, so every rank sees the same K_t.
+// The exchange sits between two periods, so a graph cannot span the simulation: the kernels are
+// launched one by one. (The split changes where each period's sum is rounded, so K agrees with one
+// rank's within a tolerance, not bit for bit: docs/models/krusell_smith.md, "Across ranks".)
 template <class ExecSpace, class Real, class Axis>
 class PanelSimulation {
  public:
@@ -37,9 +46,10 @@ class PanelSimulation {
   using G = Kokkos::View<Real***, Mem>;
 
   PanelSimulation(ExecSpace const& space, Params const& p, Axis const& axk, Axis const& axK, Employment<Mem> const& emp,
-                  std::vector<std::int32_t> const& z, Kokkos::View<Real*, Mem> const& k)
+                  std::vector<std::int32_t> const& z, Kokkos::View<Real*, Mem> const& k, PanelRanks const& ranks = {})
       : space_(space),
-        N_(p.agents),
+        N_(emp.agents),
+        total_(p.agents),
         T_(p.periods),
         initial_capital_(p.initial_capital),
         g_("parity::krusell_smith::policy_for_panel", 4, axk.size(), axK.size()),
@@ -48,8 +58,9 @@ class PanelSimulation {
         sum_("parity::krusell_smith::capital_sum"),
         K_path_("parity::krusell_smith::K_path", p.periods + 1),
         k_(k),
-        locate_(p.panel_locate) {
-    double const invN = 1.0 / double(N_);
+        locate_(p.panel_locate),
+        ranks_(ranks) {
+    double const invN = 1.0 / double(total_);
     bool const cubic = p.interp == Interp::catmull_rom;
     int const cells = axk.size() - 1;
     using Scratch = kernels::PanelStepScratch<ExecSpace, Real>;
@@ -101,7 +112,7 @@ class PanelSimulation {
         steps_.push_back({axk, emp.words, coef_, k_, offset, Real(p.k_min)});
     }
     last_ = {sum_, K_path_, invN, T_};
-    if (p.panel_launch == PanelLaunch::graph) {
+    if (p.panel_launch == PanelLaunch::graph && !ranks_.several()) {
       graph_ = Kokkos::Experimental::create_graph<ExecSpace>([&](auto root) {
         Kokkos::Experimental::GraphNodeRef<ExecSpace> node = root;  // type-erased: reassigned below
         enqueue([&](auto const& label, auto const& policy,
@@ -116,15 +127,15 @@ class PanelSimulation {
 
   PanelLocate locate() const { return locate_; }
 
-  // Every simulation starts from this cross-section (one capital per agent, their sum) instead
-  // of every agent at initial_capital (a restart).
+  // Every simulation starts from this cross-section (one capital per agent of this rank, the sum
+  // over all ranks) instead of every agent at initial_capital (a restart).
   void set_initial(Kokkos::View<Real*, Mem> const& k0, double sum) {
     k0_ = k0;
     k0_sum_ = sum;
   }
 
   // The cross-section the next simulation starts from (empty: every agent at initial_capital)
-  // and its sum, for checkpoints.
+  // and its sum (over all ranks), for checkpoints.
   Kokkos::View<Real*, Mem> const& initial() const { return k0_; }
   double initial_sum() const { return k0_sum_; }
 
@@ -139,7 +150,7 @@ class PanelSimulation {
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_carried"), N_);
     Kokkos::deep_copy(space_, carried_, k_);
     double sum = 0;
-    Kokkos::deep_copy(space_, sum, sum_);  // the last period's reduction: the sum of k_T
+    Kokkos::deep_copy(space_, sum, sum_);  // the last period's reduction: the sum of k_T (all ranks')
     space_.fence("parity::krusell_smith::carry_final_state");
     set_initial(carried_, sum);
   }
@@ -152,15 +163,24 @@ class PanelSimulation {
       Kokkos::deep_copy(space_, sum_, k0_sum_);
     } else {
       Kokkos::deep_copy(space_, k_, Real(initial_capital_));
-      Kokkos::deep_copy(space_, sum_, double(initial_capital_) * double(N_));
+      Kokkos::deep_copy(space_, sum_, double(initial_capital_) * double(total_));
     }
+    auto const for_now = [](auto const& label, auto const& policy, auto const& f) {
+      Kokkos::parallel_for(label, policy, f);
+    };
+    auto const reduce_now = [](auto const& label, auto const& policy, auto const& f, auto const& result) {
+      Kokkos::parallel_reduce(label, policy, f, result);
+    };
     if (graph_) {
       graph_->submit(space_);
+    } else if (!ranks_.several()) {
+      enqueue(for_now, reduce_now);
     } else {
-      enqueue([](auto const& label, auto const& policy, auto const& f) { Kokkos::parallel_for(label, policy, f); },
-              [](auto const& label, auto const& policy, auto const& f, auto const& result) {
-                Kokkos::parallel_reduce(label, policy, f, result);
-              });
+      for (int t = 0; t < T_; ++t) {
+        enqueue_period(t, for_now, reduce_now);
+        add_over_ranks();
+      }
+      enqueue_last(for_now);
     }
     return K_path_;
   }
@@ -169,31 +189,51 @@ class PanelSimulation {
   // The simulation's kernels in order, handed to a launcher: recorded into the graph or run now.
   template <class ForKernel, class ReduceKernel>
   void enqueue(ForKernel&& for_kernel, ReduceKernel&& reduce_kernel) const {
+    for (int t = 0; t < T_; ++t) enqueue_period(t, for_kernel, reduce_kernel);
+    enqueue_last(for_kernel);
+  }
+
+  // Period t: the policy slice at (K_t, z_t), then the agents' step with their capital summed.
+  template <class ForKernel, class ReduceKernel>
+  void enqueue_period(int t, ForKernel&& for_kernel, ReduceKernel&& reduce_kernel) const {
     using AgentRange = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
     using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     long const cells = long(coef_.extent(1));
-    for (int t = 0; t < T_; ++t) {
-      for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
-                 slices_[t]);
-      if (locate_ == PanelLocate::power)
-        reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
-                      sum_);
-      else if (locate_ == PanelLocate::scratch)
-        reduce_kernel(
-            std::string("parity::krusell_smith::panel_step_scratch"),
-            typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
-                .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
-                                         int(rec_.extent(0) / 2)))),
-            scratch_steps_[t], sum_);
-      else
-        reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
-                      sum_);
-    }
+    for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
+               slices_[t]);
+    if (locate_ == PanelLocate::power)
+      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
+                    sum_);
+    else if (locate_ == PanelLocate::scratch)
+      reduce_kernel(
+          std::string("parity::krusell_smith::panel_step_scratch"),
+          typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
+              .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
+                                       int(rec_.extent(0) / 2)))),
+          scratch_steps_[t], sum_);
+    else
+      reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
+                    sum_);
+  }
+
+  template <class ForKernel>
+  void enqueue_last(ForKernel&& for_kernel) const {
     for_kernel(std::string("parity::krusell_smith::K_last"), Kokkos::RangePolicy<ExecSpace>(space_, 0, 1), last_);
   }
 
+  // sum_ (this rank's part) replaced by the sum over all ranks, added in rank order through host
+  // memory (the MPI of the GPU machines is not CUDA-aware).
+  void add_over_ranks() const {
+    double part = 0;
+    Kokkos::deep_copy(space_, part, sum_);
+    space_.fence("parity::krusell_smith::capital_sum_to_host");
+    ranks_.sum_in_rank_order(std::span<double>(&part, 1));
+    Kokkos::deep_copy(space_, sum_, part);
+  }
+
   ExecSpace space_;
-  long N_;
+  long N_;  // this rank's agents
+  long total_;  // all ranks' agents
   int T_;
   double initial_capital_;
   G g_;
@@ -214,6 +254,7 @@ class PanelSimulation {
   std::vector<kernels::PanelStepScratch<ExecSpace, Real>> scratch_steps_;
   kernels::LastMean<Mem> last_;
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph_;
+  PanelRanks ranks_;
 };
 
 // A restart's cross-section as period 0 of this run's panel. The saved agents have capital k_T

@@ -11,6 +11,13 @@
 // radix select (256-bin histograms), so the draw is the same on every backend.
 //
 // Employment is bit-packed: one bit per agent-period.
+//
+// Across ranks (PanelRanks) each rank draws and stores its own contiguous range of agents; the
+// keys stay those of the global agent index. Every decision of the select (targets, group sizes,
+// the bin holding the m-th key) is made from global numbers: the group sizes follow from N and the
+// previous target, and each level's 256-bin histograms are integer counts summed over the ranks
+// (exact in any order), so every rank picks the same thresholds and the employment of every agent
+// is that of one rank.
 #include <Kokkos_Core.hpp>
 // Kokkos_Graph.hpp must come before Kokkos_ScatterView.hpp (the latter opens a namespace
 // Kokkos::Impl::Experimental that hides the graph's Kokkos::Experimental names), and panel.hpp
@@ -25,6 +32,7 @@
 #include "models/krusell_smith/calibration.hpp"
 #include "models/krusell_smith/detail/model.hpp"
 #include "models/krusell_smith/params.hpp"
+#include "models/krusell_smith/ranks.hpp"
 #include "parity/random/philox.hpp"
 
 namespace parity::krusell_smith {
@@ -45,11 +53,13 @@ KOKKOS_INLINE_FUNCTION std::uint64_t agent_key(std::uint64_t seed, std::int64_t 
 
 }  // namespace kernels
 
-// Bit-packed employment: bit (t, i) of words[t * nwords + i / 32] is 1 when agent i is employed.
+// Bit-packed employment: bit (t, i) of words[t * nwords + i / 32] is 1 when agent i is employed;
+// i counts this rank's agents, global agent first + i.
 template <class MemSpace>
 struct Employment {
   Kokkos::View<std::uint32_t*, MemSpace> words;
-  long agents = 0, nwords = 0;
+  long agents = 0, nwords = 0;  // this rank's
+  long first = 0;  // the global index of this rank's agent 0
   int periods = 0;
 };
 
@@ -67,18 +77,22 @@ inline std::vector<std::int32_t> aggregate_path(Params const& p, Chain const& c)
   return z;
 }
 
-// Employment of every agent in every period, unemployment exactly round(u(z_t) N) each period.
+// Employment of this rank's agents in every period, unemployment exactly round(u(z_t) N) each
+// period over all ranks.
 template <class ExecSpace>
 Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const& space, Params const& p,
-                                                                 Chain const& c, std::vector<std::int32_t> const& z) {
+                                                                 Chain const& c, std::vector<std::int32_t> const& z,
+                                                                 PanelRanks const& ranks = {}) {
   using Mem = typename ExecSpace::memory_space;
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   Employment<Mem> emp;
-  long const N = p.agents;
+  long const N = p.agents;  // all ranks': the targets and group sizes
+  long const first = ranks.first(N), n = ranks.last(N) - first;  // this rank's
   int const T = p.periods;
-  emp.agents = N;
+  emp.agents = n;
+  emp.first = first;
   emp.periods = T;
-  emp.nwords = (N + 31) / 32;
+  emp.nwords = (n + 31) / 32;
   long const nwords = emp.nwords;
   emp.words = Kokkos::View<std::uint32_t*, Mem>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::employment_bits"),
@@ -132,10 +146,10 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
       std::uint64_t const prefix0 = threshold[0], prefix1 = threshold[1];
       bool const act0 = active[0], act1 = active[1];
       Kokkos::parallel_for(
-          "parity::krusell_smith::radix_histogram", Range(space, 0, N), KOKKOS_LAMBDA(std::int64_t i) {
+          "parity::krusell_smith::radix_histogram", Range(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) {
             int const grp = prev_offset < 0 ? 0 : int((words(prev_offset + i / 32) >> (i % 32)) & 1u);
             if (grp == 0 ? !act0 : !act1) return;
-            std::uint64_t const key = kernels::agent_key(seed, i, t);
+            std::uint64_t const key = kernels::agent_key(seed, first + i, t);
             if (level > 0 && (key >> (shift + 8)) != (grp == 0 ? prefix0 : prefix1)) return;
             auto access = scatter.access();
             access(grp, int((key >> shift) & 255u)) += 1;
@@ -143,6 +157,11 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
       Kokkos::Experimental::contribute(hist, scatter);
       Kokkos::deep_copy(space, hist_h, hist);
       space.fence("parity::krusell_smith::radix_histogram_copy");
+      if (ranks.several()) {  // every rank's counts: the global histograms
+        std::vector<std::int64_t> counts(hist_h.data(), hist_h.data() + hist_h.size());
+        ranks.sum(counts);
+        std::copy(counts.begin(), counts.end(), hist_h.data());
+      }
       for (int gi = 0; gi < 2; ++gi) {
         if (!active[gi]) continue;
         long cum = 0;
@@ -174,9 +193,9 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
           std::uint32_t word = 0;
           for (int b = 0; b < 32; ++b) {
             std::int64_t const i = w * 32 + b;
-            if (i >= N) break;
+            if (i >= n) break;
             int const grp = prev_offset < 0 ? 0 : int((prev >> b) & 1u);
-            std::uint64_t const key = kernels::agent_key(seed, i, t);
+            std::uint64_t const key = kernels::agent_key(seed, first + i, t);
             bool const selected = grp == 0 ? (all0 || (act0 && key < th0)) : (all1 || (act1 && key < th1));
             if (!selected) word |= (1u << b);  // selected agents are unemployed
           }
@@ -187,10 +206,12 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
   return emp;
 }
 
-// Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t.
+// Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t, over
+// all ranks' agents.
 template <class ExecSpace, class Mem>
 Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(ExecSpace const& space,
-                                                                               Employment<Mem> const& emp) {
+                                                                               Employment<Mem> const& emp,
+                                                                               PanelRanks const& ranks = {}) {
   int const T = emp.periods;
   long const nwords = emp.nwords, N = emp.agents;
   auto words = emp.words;
@@ -215,6 +236,11 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
       });
   Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> h("parity::krusell_smith::employment_counts_host", T, 5);
   Kokkos::deep_copy(h, counts);
+  if (ranks.several()) {
+    std::vector<std::int64_t> all(h.data(), h.data() + h.size());
+    ranks.sum(all);
+    std::copy(all.begin(), all.end(), h.data());
+  }
   return h;
 }
 
