@@ -371,9 +371,12 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
                                          near.empty() ? "" : fmt::format("; did you mean '{}'?", near), model_names));
         }
       }
+      // A model named with --model must split its work across the ranks; --all on several ranks
+      // runs the models that do and names the others as skipped.
       for (auto& [sub, command] : model_subcommands)
-        if (run_all || std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end())
+        if (std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end())
           require_distributed(*command);
+      bool const several_ranks = run::ranks::size() > 1;
       Size const size = size_text == "large" ? Size::large : (size_text == "medium" ? Size::medium : Size::small);
       auto progress = make_progress(run_options.quiet);
       auto const session = runtime.start(threads, device_id);
@@ -385,6 +388,11 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       int ran = 0;
       for (auto& [sub, command] : model_subcommands) {
         if (!run_all && std::find(run_models.begin(), run_models.end(), command->name()) == run_models.end()) continue;
+        if (several_ranks && !command->distributed()) {
+          std::fprintf(stdout, "  %-14s skipped: runs on one rank only (started on %d ranks)\n",
+                       command->name().c_str(), run::ranks::size());
+          continue;
+        }
         std::optional<report::OutputFolder> folder;
         if (!run_options.output_dir.empty() && command->writes_arrays())
           folder.emplace(run_options.output_dir + "/" + command->name(), "run", manifest_model(command->name()));

@@ -311,12 +311,28 @@ class Ranks(unittest.TestCase):
         else:
             self.assertEqual(many, one, path)
 
+    def test_run_all_on_several_ranks(self):
+        # Every distributed model runs its default case on all ranks; probe is named as skipped.
+        if RANKS == 1:
+            return
+        with tempfile.TemporaryDirectory() as d:
+            report = Path(d) / "run.json"
+            r = run(["run", "--all", "-q", "--json", str(report)], RANKS, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("skipped: runs on one rank only", r.stdout)
+            runs = json.loads(report.read_text())["runs"]
+            models = {x["model"] for x in runs}
+            self.assertTrue({"cubature", "dual-control", "krusell-smith", "josephson", "kuramoto"} <= models, models)
+            self.assertNotIn("probe", models)
+            for x in runs:
+                self.assertEqual(x["ranks"]["count"], RANKS, x["model"])
+
     def test_one_rank_commands_refuse_several(self):
         if RANKS == 1:
             r = run(["krusell-smith", "--help"], 1)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             return
-        for args, name in ((["run", "--all", "-q"], "runs on one rank only"),):
+        for args, name in ((["probe", "-q"], "probe"), (["run", "--model", "probe", "-q"], "runs on one rank only")):
             with self.subTest(command=args[0]):
                 r = run(args, RANKS)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

@@ -73,14 +73,14 @@ void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const&
   // T-1: this rank's agents among them (mine of them), gathered in rank order on several ranks.
   long const sample = std::min<long>(p.agents, 100000);
   long const mine = std::clamp(sample - emp.first, 0L, emp.agents);
-  auto k_sample = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                      Kokkos::subview(k_agents, Kokkos::make_pair(0L, mine)));
+  auto k_sample =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(k_agents, Kokkos::make_pair(0L, mine)));
   res.k_final.assign(k_sample.data(), k_sample.data() + mine);
   long const nwords = emp.nwords;
   auto w_sample = Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace(),
-      Kokkos::subview(emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords,
-                                                   long(p.periods - 1) * nwords + (mine + 31) / 32)));
+      Kokkos::subview(
+          emp.words, Kokkos::make_pair(long(p.periods - 1) * nwords, long(p.periods - 1) * nwords + (mine + 31) / 32)));
   res.employed_final.resize(mine);
   for (long i = 0; i < mine; ++i) res.employed_final[i] = std::int32_t((w_sample(i / 32) >> (i % 32)) & 1u);
   if (ranks.several()) {  // doubles both ways: exact for float capital and 0/1

@@ -199,18 +199,15 @@ class PanelSimulation {
     using AgentRange = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
     using SliceRange = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     long const cells = long(coef_.extent(1));
-    for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}),
-               slices_[t]);
+    for_kernel(std::string("parity::krusell_smith::policy_slice"), SliceRange(space_, {0, 0}, {2, cells}), slices_[t]);
     if (locate_ == PanelLocate::power)
-      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t],
-                    sum_);
+      reduce_kernel(std::string("parity::krusell_smith::panel_step"), AgentRange(space_, 0, N_), power_steps_[t], sum_);
     else if (locate_ == PanelLocate::scratch)
-      reduce_kernel(
-          std::string("parity::krusell_smith::panel_step_scratch"),
-          typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
-              .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
-                                       int(rec_.extent(0) / 2)))),
-          scratch_steps_[t], sum_);
+      reduce_kernel(std::string("parity::krusell_smith::panel_step_scratch"),
+                    typename kernels::PanelStepScratch<ExecSpace, Real>::Policy(space_, league_, team_size_)
+                        .set_scratch_size(0, Kokkos::PerTeam(kernels::PanelStepScratch<ExecSpace, Real>::scratch_bytes(
+                                                 int(rec_.extent(0) / 2)))),
+                    scratch_steps_[t], sum_);
     else
       reduce_kernel(std::string("parity::krusell_smith::panel_step_bucket"), AgentRange(space_, 0, N_), steps_[t],
                     sum_);
