@@ -22,12 +22,11 @@
 //
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
-// mean_field_chunk_units<ExecSpace>(), each chunk is reduced by one team, and the chunk sums are
-// added by one team in an order set by the team size (on one GPU the pass's last team;
-// MeanFieldSums). Across ranks (KuramotoConfig::ranks) each rank owns a contiguous run of chunks,
-// so its oscillators are those of its units (MeanFieldLayout); the chunk sums of all ranks are
-// all-gathered in chunk order through host memory before that last addition, two exchanges of 16
-// bytes per chunk per SRK2 step, one per Euler step. Every rank's
+// mean_field_chunk_units<ExecSpace>(), each chunk is reduced by one team, and the chunk sums are added by one
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
+// (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
+// (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
+// addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
 // noise and initial state are keyed by the global oscillator index, so r(t), psi(t) and the
 // histograms (integer counts, summed over ranks) are bit-identical for any rank count on a backend
 // and team size. All pairs keeps every phase on every rank: each rank computes the drift and
@@ -263,8 +262,6 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
   auto const part = m.mine;
-  auto const arrivals = m.arrivals;
-  bool const in_last_team = m.in_last_team;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
@@ -275,7 +272,6 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
-  auto const first_out = srk2 ? sc_pred : sc_next;  // the sums of the noise pass's phases
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
@@ -319,9 +315,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
           part(team.league_rank(), 0) = chunk.v[0];
           part(team.league_rank(), 1) = chunk.v[1];
         });
-        if (in_last_team) add_in_last_team(team, part, arrivals, first_out);
       });
-  finish_sums(space, m, first_out, in_last_team);
+  finish_sums(space, m, srk2 ? sc_pred : sc_next);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
@@ -356,9 +351,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
             part(team.league_rank(), 0) = chunk.v[0];
             part(team.league_rank(), 1) = chunk.v[1];
           });
-          if (in_last_team) add_in_last_team(team, part, arrivals, sc_next);
         });
-    finish_sums(space, m, sc_next, in_last_team);
+    finish_sums(space, m, sc_next);
   }
 }
 

@@ -68,51 +68,7 @@ struct MeanFieldSums {
   Partials mine, all;  // `all` is `mine` on one rank
   HostPartials mine_host, all_host;  // several ranks: staging for the all-gather
   EnsembleRanks ranks;
-  // One rank on a device: the last team of a pass to write its chunk sum adds all of them
-  // (add_in_last_team), so a pass is one kernel; `arrivals` counts the teams done.
-  bool in_last_team = false;
-  Kokkos::View<unsigned, typename ExecSpace::memory_space> arrivals;
 };
-
-// The sum of rows 0..chunks-1 of `all` by the whole team, in an order that depends on the team
-// size alone: the same in a pass's last team (one rank) as in the one-team kernel of finish_sums
-// (several ranks), so the sums do not depend on the rank count. The loads bypass the caches of
-// the reading team's multiprocessor (atomic loads): other teams wrote the rows.
-template <class Member, class Partials>
-KOKKOS_INLINE_FUNCTION Sums<2> add_chunk_sums(Member const& team, Partials const& all, int chunks) {
-  Sums<2> t;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, chunks),
-      [&](int c, Sums<2>& acc) {
-        acc.v[0] += Kokkos::atomic_load(&all(c, 0));
-        acc.v[1] += Kokkos::atomic_load(&all(c, 1));
-      },
-      t);
-  return t;
-}
-
-// Called by every team of a pass after its chunk sum is written: the last team to arrive writes
-// out() = the sum of all chunk sums and resets the count for the next pass (the classic
-// "last block" reduction: a fence orders each team's chunk sum before its arrival).
-template <class Member, class Partials, class Counter, class Out>
-KOKKOS_INLINE_FUNCTION void add_in_last_team(Member const& team, Partials const& part, Counter const& arrivals,
-                                             Out const& out) {
-  int last = 0;
-  Kokkos::single(
-      Kokkos::PerTeam(team),
-      [&](int& is_last) {
-        Kokkos::memory_fence();
-        is_last = Kokkos::atomic_fetch_add(&arrivals(), 1u) + 1u == unsigned(team.league_size()) ? 1 : 0;
-      },
-      last);
-  if (!last) return;
-  Kokkos::memory_fence();
-  Sums<2> const t = add_chunk_sums(team, part, team.league_size());
-  Kokkos::single(Kokkos::PerTeam(team), [&]() {
-    out() = t;
-    arrivals() = 0u;
-  });
-}
 
 template <class ExecSpace>
 MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldLayout const& lay,
@@ -121,10 +77,6 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
   using Partials = typename MeanFieldSums<ExecSpace>::Partials;
   using HostPartials = typename MeanFieldSums<ExecSpace>::HostPartials;
   m.ranks = ranks;
-  m.in_last_team = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible &&
-                   ranks.size <= 1 && lay.chunks() > 0;
-  m.arrivals = Kokkos::View<unsigned, typename ExecSpace::memory_space>(
-      Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_arrivals"));
   m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
   m.all = m.mine;
   if (ranks.size > 1) {
@@ -137,16 +89,13 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
 }
 
 // out = the sum of the chunk sums of all ranks: on a host backend one loop in chunk order (no
-// kernel launch: a launch more per pass costs each step a synchronisation of all threads); on a
-// device one team (add_chunk_sums), unless the pass's last team has added them already
-// (added_in_pass). A separate kernel per pass cost one rank 3 % at 2^24 oscillators on an H200
-// (1.03x the fused reduction before the rank split, perf/results/2026-11-26-h200-one-gpu);
-// one team adding 16,384 chunks of 256 units took 60 us a pass on an H100
-// (perf/results/2026-11-26-h100-kuramoto-one-rank).
+// kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
+// device one parallel reduction over the chunks, whose order depends only on their number (the
+// same on every rank count). One team adding the chunks took 60 us per pass at 2^24 oscillators
+// on an H100, as long as the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
 template <class ExecSpace>
 void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
-                 SinCos<typename ExecSpace::memory_space> const& out, bool added_in_pass = false) {
-  if (added_in_pass) return;
+                 SinCos<typename ExecSpace::memory_space> const& out) {
   if (m.ranks.size > 1) {
     Kokkos::deep_copy(space, m.mine_host, m.mine);
     space.fence("parity::sde::kuramoto_chunk_sums_to_host");
@@ -163,13 +112,13 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
     out() = t;
     return;
   }
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  Kokkos::parallel_for(
-      "parity::sde::kuramoto_sum_chunks", Policy(space, 1, mean_field_device_team),
-      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        Sums<2> const t = add_chunk_sums(team, all, chunks);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
-      });
+  Kokkos::parallel_reduce(
+      "parity::sde::kuramoto_sum_chunks", Kokkos::RangePolicy<ExecSpace>(space, 0, chunks),
+      KOKKOS_LAMBDA(int c, Sums<2>& acc) {
+        acc.v[0] += all(c, 0);
+        acc.v[1] += all(c, 1);
+      },
+      out);
 }
 
 // Teams of the mean-field passes, one per chunk: on a device of mean_field_device_team threads,
