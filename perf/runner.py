@@ -542,7 +542,10 @@ def main(argv=None) -> int:
                              "phases_median_s": m["phases_median_s"], "status": m["status"],
                              # the last run's phases on every rank, and each rank's communication
                              "rank_phase_seconds": m["rank_phase_seconds"],
-                             "rank_communication_seconds": m["rank_communication_seconds"]} for n, _, m in measured]
+                             "rank_communication_seconds": m["rank_communication_seconds"],
+                             # the suite's compared outputs at this count, held against the first
+                             "compared": {k: lookup(rs[-1][0], k) for k in suite["compare"]}}
+                            for n, rs, m in measured]
                         for n, _, m in measured[1:]:
                             print(f"{suite['name']:>18} {case['name']:<32} {precision:<6} {exe['name']:<8} "
                                   f"{m['median_s']:10.4f} s  ({m['status']}, {n} ranks)", flush=True)
@@ -580,9 +583,12 @@ def scaling_rows(entry: dict, backend: str) -> list[dict]:
     rows = []
     for r in runs:
         speedup = base["median_s"] / r["median_s"] if r["median_s"] > 0 else float("nan")
+        diff = differences({"first": base.get("compared", {}), "this": r.get("compared", {})}, "first")["this"]
+        compared = any(v is not None for v in r.get("compared", {}).values())
         rows.append({"ranks": r["ranks"], "median_s": r["median_s"], "speedup": speedup,
                      "efficiency": speedup * base["ranks"] / r["ranks"],
-                     "communication_s": r["communication_median_s"]})
+                     "communication_s": r["communication_median_s"],
+                     "max_rel_diff": diff["max_rel"] if compared else None})
     return rows
 
 
@@ -592,15 +598,17 @@ def scaling_table(results: list[dict]) -> str:
     for entry in results:
         for backend in entry.get("scaling", {}):
             for r in scaling_rows(entry, backend):
+                rel = "—" if r["max_rel_diff"] is None else f"{r['max_rel_diff']:.2e}"
                 lines.append(f"| {entry['case']} | {entry['precision']} | {backend} | {r['ranks']} | "
                              f"{r['median_s']:.4g} | {r['speedup']:.2f}x | {100 * r['efficiency']:.0f} % | "
-                             f"{r['communication_s']:.3g} |")
+                             f"{r['communication_s']:.3g} | {rel} |")
     if not lines:
         return ""
     head = ("## Strong scaling over MPI ranks\n\nSame case at each rank count; speed-up and efficiency against the "
             "first rank count; communication: the slowest rank's seconds inside the collectives (median over "
-            "repetitions).\n\n| case | precision | backend | ranks | time [s] | speed-up | efficiency | "
-            "communication [s] |\n|---|---|---|---|---|---|---|---|\n")
+            "repetitions); max rel diff: the suite's compared outputs against the first rank count's (norm-wise, "
+            "— where the case has none).\n\n| case | precision | backend | ranks | time [s] | speed-up | efficiency | "
+            "communication [s] | max rel diff |\n|---|---|---|---|---|---|---|---|---|\n")
     return head + "\n".join(lines) + "\n"
 
 

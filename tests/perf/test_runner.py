@@ -79,14 +79,19 @@ class Arithmetic(unittest.TestCase):
 
     def test_strong_scaling_rows(self):
         entry = {"case": "c", "precision": "double", "scaling": {"mpi": [
-            {"ranks": 1, "median_s": 8.0, "communication_median_s": 0.0},
-            {"ranks": 2, "median_s": 4.0, "communication_median_s": 0.1},
-            {"ranks": 4, "median_s": 4.0, "communication_median_s": 2.0}]}}
+            {"ranks": 1, "median_s": 8.0, "communication_median_s": 0.0, "compared": {"results.x": [2.0, -4.0]}},
+            {"ranks": 2, "median_s": 4.0, "communication_median_s": 0.1, "compared": {"results.x": [2.0, -4.0]}},
+            {"ranks": 4, "median_s": 4.0, "communication_median_s": 2.0, "compared": {"results.x": [2.0, -3.0]}}]}}
         rows = runner.scaling_rows(entry, "mpi")
         self.assertEqual([r["speedup"] for r in rows], [1.0, 2.0, 2.0])
         self.assertEqual([r["efficiency"] for r in rows], [1.0, 1.0, 0.5])
+        self.assertEqual([r["max_rel_diff"] for r in rows], [0.0, 0.0, 0.25])  # |(-3) - (-4)| / 4
         table = runner.scaling_table([entry])
-        self.assertIn("| c | double | mpi | 4 | 4 | 2.00x | 50 % | 2 |", table)
+        self.assertIn("| c | double | mpi | 4 | 4 | 2.00x | 50 % | 2 | 2.50e-01 |", table)
+        self.assertIn("| c | double | mpi | 2 | 4 | 2.00x | 100 % | 0.1 | 0.00e+00 |", table)
+        no_outputs = {"case": "c", "precision": "double", "scaling": {"mpi": [
+            {"ranks": 1, "median_s": 8.0, "communication_median_s": 0.0, "compared": {"results.x": None}}]}}
+        self.assertIn("| 0 | — |", runner.scaling_table([no_outputs]))
         self.assertEqual(runner.scaling_table([{"case": "c", "precision": "double"}]), "")
         self.assertEqual(runner.parse_ranks("1,2,4"), [1, 2, 4])
         for bad in ("", "0,2", "2,2", "two"):
@@ -218,6 +223,7 @@ class Ranks(unittest.TestCase):
             self.assertEqual([r["ranks"] for r in runs], [1, 2, 4])
             self.assertEqual([r["communication_median_s"] for r in runs], [0.0, 1e-3, 1e-3])
             self.assertEqual([len(r["rank_communication_seconds"]) for r in runs], [1, 2, 4])
+            self.assertEqual([sorted(r["compared"]) for r in runs], [sorted(suite["compare"])] * 3)
             self.assertTrue(runs[0]["rank_phase_seconds"])  # the phases of every rank
             self.assertEqual(entry["backends"]["one"]["ranks"], 1)  # the comparison tables: the first count
             self.assertEqual(entry["backends"]["one"]["median_s"], runs[0]["median_s"])
