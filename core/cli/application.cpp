@@ -406,7 +406,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         std::fprintf(stdout, "  %-14s %8.3f s  %s  [%s]\n", command->name().c_str(), r.phases.total(),
                      command->summarize(r).c_str(), r.status.c_str());
         std::fflush(stdout);
-        if (!succeeded(r.status)) std::fprintf(stderr, "%s: status %s\n", command->name().c_str(), r.status.c_str());
+        // The status is the same on every rank: rank 0 says it once.
+        if (!succeeded(r.status) && run::ranks::root())
+          std::fprintf(stderr, "%s: status %s\n", command->name().c_str(), r.status.c_str());
         all_succeeded = all_succeeded && succeeded(r.status);
         all.push_back(report::to_json(r));
         if (folder) folder->write_manifest(json_name(run_options));
@@ -443,7 +445,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
                                 : r.status == status::budget_exhausted
                                     ? "the budget ran out before the tolerance was met"
                                     : "did not converge";
-        std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
+        if (run::ranks::root())  // the status is the same on every rank: said once
+          std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
         leave_together();
         return exit_not_converged;
       }

@@ -146,6 +146,8 @@ class Ranks(unittest.TestCase):
                 _, one = self.solve(case, d / "plain", None)
                 out, many = self.solve(case, d / "ranks", RANKS)
                 self.assertEqual(many["ranks"]["count"], RANKS)
+                if EXIT.get(case, 0):  # a run that stops short says why once, not once per rank
+                    self.assertEqual(out.stderr.count("(status "), 1, out.stderr)
                 self.assertEqual(one["ranks"]["count"], 1)
                 for key, value in one["results"].items():
                     if key == "arrays":  # the folder differs
