@@ -21,10 +21,9 @@
 // multiply-adds (adds only for constant K_ij = K / N, factored out).
 //
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
-// the work is split: the M noise units (one thread or lane each, below) are cut into chunks of
-// mean_field_chunk_units<ExecSpace>() and each chunk into slices; each slice is added by one thread (a
-// vector of lanes on a device), a chunk's sum is its slice sums in order, and the chunk sums are added by
-// one more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
+// the work is split: the M noise units (one thread each, below) are cut into chunks of
+// mean_field_chunk_units<ExecSpace>(), each chunk is reduced by one team, and the chunk sums are added by one
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
 // addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
@@ -215,27 +214,28 @@ void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, Mean
       });
 }
 
-// Slice sums of sin x, cos x of this rank's phases into m.slices.
+// Chunk sums of sin x, cos x of this rank's phases into m.mine.
 template <class ExecSpace, class Real>
 void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                            Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                            MeanFieldSums<ExecSpace> const& m) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  auto const part = m.slices;
+  auto const part = m.mine;
   Kokkos::parallel_for(
-      "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay),
+      "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        for_each_slice(team, lay, [&](int sl, int tb, int te) {
-          Sums<2> s;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, tb, te),
-              [&](int t, Sums<2>& acc) {
-                for (int k = 0; k < lay.per_block; ++k)
-                  if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
-              },
-              s);
-          Kokkos::single(Kokkos::PerThread(team), [&]() { part(sl, 0) = s.v[0], part(sl, 1) = s.v[1]; });
-        });
+        int const tb = lay.t0 + team.league_rank() * lay.chunk_units;
+        int const te = tb + lay.chunk_units < lay.t0 + lay.units ? tb + lay.chunk_units : lay.t0 + lay.units;
+        Sums<2> s;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, tb, te),
+            [&](int t, Sums<2>& acc) {
+              for (int k = 0; k < lay.per_block; ++k)
+                if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
+            },
+            s);
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
       });
 }
 
@@ -245,8 +245,8 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
 // and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
-// sc_pred receives the predictor's sums. Each pass writes slice sums (see for_each_slice),
-// which finish_sums adds, chunk by chunk in chunk order, over all ranks.
+// sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
+// units), which finish_sums adds in chunk order over all ranks.
 template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
@@ -258,10 +258,10 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   constexpr int per_block = Noise::per_block;
-  int const n = lay.n, blocks = noise.blocks;
-  int const t_begin = lay.t0, units = lay.units;
+  int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
+  int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
-  auto const part = m.slices;
+  auto const part = m.mine;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
@@ -274,46 +274,46 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   constexpr bool srk2 = S == Stepper::srk2;
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
-      mean_field_teams<Policy>(space, lay), KOKKOS_LAMBDA(Member const& team) {
-        for_each_slice(team, lay, [&](int sl, int tb, int te) {
-          Sums<2> slice;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, tb, te),
-              [&](int t, Sums<2>& acc) {
-                // Every load first: the stores below may alias them in the compiler's view, which
-                // otherwise issued each oscillator's load only after the previous one's stores (four
-                // memory latencies in turn per thread); here they overlap the Philox block as well.
-                Real xs[per_block], om[per_block];
-                for (int k = 0; k < per_block; ++k) {
-                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
-                  xs[k] = i < n ? x(l) : Real(0);
-                  om[k] = i < n ? omega(l) : Real(0);
+      mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
+        int const tb = t_begin + team.league_rank() * chunk_units;
+        int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+        Sums<2> chunk;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, tb, te),
+            [&](int t, Sums<2>& acc) {
+              // Every load first: the stores below may alias them in the compiler's view, which
+              // otherwise issued each oscillator's load only after the previous one's stores (four
+              // memory latencies in turn per thread); here they overlap the Philox block as well.
+              Real xs[per_block], om[per_block];
+              for (int k = 0; k < per_block; ++k) {
+                int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                xs[k] = i < n ? x(l) : Real(0);
+                om[k] = i < n ? omega(l) : Real(0);
+              }
+              Sums<2> const s0 = sc();
+              Real gdw[per_block];
+              noise.block(step, t, gdw);
+              for (int k = 0; k < per_block; ++k) {
+                int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                if (i >= n) break;
+                Real const xi = xs[k];
+                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+                Real const p = xi + f0 * dt + gdw[k];
+                if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
+                  y(l) = xi + f0 * half_dt + gdw[k];
+                  xp(l) = p;
+                  add_phase(acc, p);
+                } else {
+                  Real const xn = wrap_phase(p);
+                  x(l) = xn;
+                  add_phase(acc, xn);
                 }
-                Sums<2> const s0 = sc();
-                Real gdw[per_block];
-                noise.block(step, t, gdw);
-                for (int k = 0; k < per_block; ++k) {
-                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
-                  if (i >= n) break;
-                  Real const xi = xs[k];
-                  Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
-                  Real const p = xi + f0 * dt + gdw[k];
-                  if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
-                    y(l) = xi + f0 * half_dt + gdw[k];
-                    xp(l) = p;
-                    add_phase(acc, p);
-                  } else {
-                    Real const xn = wrap_phase(p);
-                    x(l) = xn;
-                    add_phase(acc, xn);
-                  }
-                }
-              },
-              slice);
-          Kokkos::single(Kokkos::PerThread(team), [&]() {
-            part(sl, 0) = slice.v[0];
-            part(sl, 1) = slice.v[1];
-          });
+              }
+            },
+            chunk);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          part(team.league_rank(), 0) = chunk.v[0];
+          part(team.league_rank(), 1) = chunk.v[1];
         });
       });
   finish_sums(space, m, srk2 ? sc_pred : sc_next);
@@ -321,35 +321,35 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     Kokkos::parallel_for(
-        "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay),
+        "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
-          for_each_slice(team, lay, [&](int sl, int tb, int te) {
-            Sums<2> slice;
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(team, tb, te),
-                [&](int t, Sums<2>& acc) {
-                  Real ys[per_block], ps[per_block], om[per_block];
-                  for (int k = 0; k < per_block; ++k) {
-                    int const i = t + k * blocks, l = (t - t_begin) + k * units;
-                    ys[k] = i < n ? y(l) : Real(0);
-                    ps[k] = i < n ? xp(l) : Real(0);
-                    om[k] = i < n ? omega(l) : Real(0);
-                  }
-                  Sums<2> const s1 = sc_pred();
-                  for (int k = 0; k < per_block; ++k) {
-                    int const i = t + k * blocks, l = (t - t_begin) + k * units;
-                    if (i >= n) break;
-                    Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
-                    Real const xn = wrap_phase(ys[k] + f1 * half_dt);
-                    x(l) = xn;
-                    add_phase(acc, xn);
-                  }
-                },
-                slice);
-            Kokkos::single(Kokkos::PerThread(team), [&]() {
-              part(sl, 0) = slice.v[0];
-              part(sl, 1) = slice.v[1];
-            });
+          int const tb = t_begin + team.league_rank() * chunk_units;
+          int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+          Sums<2> chunk;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, tb, te),
+              [&](int t, Sums<2>& acc) {
+                Real ys[per_block], ps[per_block], om[per_block];
+                for (int k = 0; k < per_block; ++k) {
+                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                  ys[k] = i < n ? y(l) : Real(0);
+                  ps[k] = i < n ? xp(l) : Real(0);
+                  om[k] = i < n ? omega(l) : Real(0);
+                }
+                Sums<2> const s1 = sc_pred();
+                for (int k = 0; k < per_block; ++k) {
+                  int const i = t + k * blocks, l = (t - t_begin) + k * units;
+                  if (i >= n) break;
+                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+                  Real const xn = wrap_phase(ys[k] + f1 * half_dt);
+                  x(l) = xn;
+                  add_phase(acc, xn);
+                }
+              },
+              chunk);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            part(team.league_rank(), 0) = chunk.v[0];
+            part(team.league_rank(), 1) = chunk.v[1];
           });
         });
     finish_sums(space, m, sc_next);
@@ -564,8 +564,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   int const per_block = c.noise == NoiseLaw::five_point ? variates_per_unit<NoiseLaw::five_point, Real>
                                                         : variates_per_unit<NoiseLaw::gaussian, Real>;
   detail::MeanFieldLayout const lay =
-      detail::mean_field_layout(n, per_block, rank, nranks, detail::mean_field_chunk_units<ExecSpace>(),
-                                detail::mean_field_slices_per_chunk<ExecSpace>());
+      detail::mean_field_layout(n, per_block, rank, nranks, detail::mean_field_chunk_units<ExecSpace>());
   int const tiles = (n + c.tile - 1) / c.tile;
   int const row0 = int(std::min<long>(long(tiles) * rank / nranks * c.tile, n));
   int const row1 = int(std::min<long>(long(tiles) * (rank + 1) / nranks * c.tile, n));
@@ -710,8 +709,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       c.ranks.all_gather(mine, all);
       std::size_t offset = 0;
       for (int q = 0; q < nranks; ++q) {
-        detail::MeanFieldLayout const other =
-            detail::mean_field_layout(n, per_block, q, nranks, lay.chunk_units, lay.slices_per_chunk);
+        detail::MeanFieldLayout const other = detail::mean_field_layout(n, per_block, q, nranks, lay.chunk_units);
         for (int l = 0; l < other.slots(); ++l)
           if (int const i = other.oscillator(l); i < n) r.positions[std::size_t(i)] = all[offset + std::size_t(l)];
         offset += std::size_t(other.slots());
