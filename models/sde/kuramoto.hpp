@@ -22,7 +22,7 @@
 //
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
-// mean_field_chunk_units<ExecSpace>(), each chunk is reduced by one team, and the chunk sums are added by one
+// mean_field_chunk_units<ExecSpace>(M, wave), each chunk is reduced by one team, and the chunk sums are added by one
 // more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
@@ -563,8 +563,16 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   // this rank's rows [row0, row1) (whole tiles).
   int const per_block = c.noise == NoiseLaw::five_point ? variates_per_unit<NoiseLaw::five_point, Real>
                                                         : variates_per_unit<NoiseLaw::gaussian, Real>;
+  // The chunk size from the smallest device of all ranks (the same on every rank).
+  long wave = detail::mean_field_wave(space);
+  if (nranks > 1) {
+    std::vector<double> mine{double(wave)}, all(std::size_t(nranks), 0.0);
+    c.ranks.all_gather(mine, all);
+    wave = long(*std::min_element(all.begin(), all.end()));
+  }
   detail::MeanFieldLayout const lay =
-      detail::mean_field_layout(n, per_block, rank, nranks, detail::mean_field_chunk_units<ExecSpace>());
+      detail::mean_field_layout(n, per_block, rank, nranks,
+                                detail::mean_field_chunk_units<ExecSpace>((long(n) + per_block - 1) / per_block, wave));
   int const tiles = (n + c.tile - 1) / c.tile;
   int const row0 = int(std::min<long>(long(tiles) * rank / nranks * c.tile, n));
   int const row1 = int(std::min<long>(long(tiles) * (rank + 1) / nranks * c.tile, n));

@@ -15,20 +15,44 @@ using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum co
 
 // Noise units per chunk of the mean-field sums (see kuramoto.hpp), the unit of the split across
 // ranks. On a host backend 256 (a team of one thread per chunk: enough chunks for every thread at
-// 2^16 oscillators). On a device 4096, 16 per thread of a 256-thread team, as many as the
+// 2^16 oscillators). On a device about 4096, 16 per thread of a 256-thread team, as many as the
 // one-wave reduction before the chunks gave each thread: the team's closing reduction leaves the
 // memory idle, and at 2^24 oscillators in float on an H100 the predictor and corrector passes took
 // 155 and 185 us with one unit per thread, 110 and 149 us with two, against 134 and 101 us
-// without chunks (perf/results/2026-11-26-h100-kuramoto-one-rank).
+// without chunks (perf/results/2026-11-26-h100-kuramoto-one-rank). The device chunk is rounded so
+// that the chunks fill whole waves of teams (mean_field_device_chunk_units).
 inline constexpr int mean_field_host_chunk_units = 256;
-inline constexpr int mean_field_device_chunk_units = 4096;
+inline constexpr int mean_field_device_chunk_units_target = 4096;
 inline constexpr int mean_field_device_team = 256;
 
+// Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
+// that cuts the units into at most a whole number of waves of about 4096-unit chunks, at least 256
+// units (one per thread). Chunks of exactly 4096 units made 1,024 teams at 2^24 oscillators in
+// float, on 1,056 places of a 132-multiprocessor GPU: four multiprocessors idle, 3 % of each pass
+// (perf/results/2026-11-26-h200-one-gpu-2). The chunk depends on M and the device only, never on
+// the rank count, so the sums stay the same for any number of ranks.
+inline int mean_field_device_chunk_units(long units, long wave) {
+  wave = std::max(1L, wave);
+  long const target = mean_field_device_chunk_units_target;
+  long const waves = std::max(1L, (units + wave * target - 1) / (wave * target));
+  long const chunks = waves * wave;
+  return int(std::max<long>(mean_field_device_team, (units + chunks - 1) / chunks));
+}
+
+// The chunk size of this backend for M units (`wave`: teams resident at once on a device).
 template <class ExecSpace>
-constexpr int mean_field_chunk_units() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible
-             ? mean_field_host_chunk_units
-             : mean_field_device_chunk_units;
+int mean_field_chunk_units(long units, long wave) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
+    return mean_field_host_chunk_units;
+  else
+    return mean_field_device_chunk_units(units, wave);
+}
+
+// Teams of mean_field_device_team threads resident at once on this device at full occupancy (the
+// float passes' launch bounds keep it).
+template <class ExecSpace>
+long mean_field_wave(ExecSpace const& space) {
+  return long(space.concurrency()) / mean_field_device_team;
 }
 
 // The oscillators of one rank in the mean-field passes: the units [t0, t0 + units) of all M, with

@@ -58,13 +58,16 @@ CASES = {
                   "--sample-every", "30", "--bins", "16", "--stepper", "euler", "--precision", "float"],
     # Kuramoto mean field: 3000 oscillators in double are 1500 noise units, 6 chunks of the sums;
     # 5000 in float five-point 1250 units, 5 chunks; 100 oscillators one chunk (ranks without
-    # oscillators). All pairs: 700 rows are 11 tiles of 64, with and without column shares.
+    # oscillators). On a GPU a chunk is 4096 units: 50000 float oscillators are 12500 units, 4 chunks
+    # (the last partial). All pairs: 700 rows are 11 tiles of 64, with and without column shares.
     "kuramoto": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16"],
     "kuramoto-euler": ["kuramoto", "-N", "3000", "--steps", "60", "--sample-every", "20", "--bins", "16",
                        "--precision", "float", "--stepper", "euler", "--omega-spread", "0.5"],
     "kuramoto-five-point": ["kuramoto", "-N", "5000", "--steps", "40", "--sample-every", "10", "--bins", "8",
                             "--precision", "float", "--noise-law", "five-point"],
     "kuramoto-tiny": ["kuramoto", "-N", "100", "--steps", "10", "--sample-every", "5", "--bins", "4"],
+    "kuramoto-chunks": ["kuramoto", "-N", "50000", "--steps", "20", "--sample-every", "10", "--bins", "8",
+                        "--precision", "float"],
     "all-pairs": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
                   "--coupling", "all-pairs", "--tile", "64"],
     "all-pairs-shares": ["kuramoto", "-N", "700", "--steps", "20", "--sample-every", "5", "--bins", "8",
@@ -93,7 +96,8 @@ CASES = {
 }
 PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
          **{case: "parity::kuramoto::integrate" for case in ("kuramoto", "kuramoto-euler", "kuramoto-five-point",
-                                                             "kuramoto-tiny", "all-pairs", "all-pairs-shares")},
+                                                             "kuramoto-tiny", "kuramoto-chunks", "all-pairs",
+                                                             "all-pairs-shares")},
          "dual-control": "parity::dual_control::value_iteration",
          "dual-control-float": "parity::dual_control::policy_evaluation",
          **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked")},

@@ -127,6 +127,26 @@ TEST(Kuramoto, ColumnSharesChosenForTheDevice) {
   if (space.concurrency() * 2 <= 1 << 16) EXPECT_EQ(sde::detail::all_pairs_splits(space, 1 << 16, 128, 0), 1);
 }
 
+TEST(Kuramoto, DeviceChunksFillWholeWaves) {
+  using sde::detail::mean_field_device_chunk_units;
+  auto chunks = [](long units, long chunk) { return (units + chunk - 1) / chunk; };
+  // 2^24 float oscillators (2^22 units) on 1,056 places: one wave of 1,056 chunks, not 1,024.
+  EXPECT_EQ(chunks(1L << 22, mean_field_device_chunk_units(1L << 22, 1056)), 1056);
+  // Larger: a whole number of waves of chunks of at most 4096 units.
+  for (long units : {1L << 23, 1L << 24, 3000001L, 1L << 26})
+    for (long wave : {1056L, 912L, 1L}) {
+      int const chunk = mean_field_device_chunk_units(units, wave);
+      EXPECT_LE(chunk, 4096);
+      long const c = chunks(units, chunk), waves = (c + wave - 1) / wave;
+      EXPECT_LE(c, waves * wave);
+      EXPECT_GT(c, (waves - 1) * wave) << units << " units, wave " << wave;
+      EXPECT_GE(chunk * c, units);
+    }
+  // Small: never fewer than 256 units (one per thread of a team).
+  EXPECT_EQ(mean_field_device_chunk_units(12500, 1056), 256);
+  EXPECT_EQ(mean_field_device_chunk_units(1, 1056), 256);
+}
+
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
   // K / D = 4: r solves r = I1(4 r) / I0(4 r).
   double rt = 1;
