@@ -245,6 +245,18 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
   return emp;
 }
 
+// Five counts of one period, added over the words of a team.
+struct EmploymentCount {
+  long v[5];
+  KOKKOS_INLINE_FUNCTION EmploymentCount() {
+    for (int q = 0; q < 5; ++q) v[q] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION EmploymentCount& operator+=(EmploymentCount const& o) {
+    for (int q = 0; q < 5; ++q) v[q] += o.v[q];
+    return *this;
+  }
+};
+
 // Per period: unemployed count, and transitions (u->u, from u, e->u, from e) from t-1 to t, over
 // all ranks' agents.
 template <class ExecSpace, class Mem>
@@ -255,23 +267,33 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
   long const nwords = emp.nwords, N = emp.agents;
   auto words = emp.words;
   Kokkos::View<long**, Kokkos::LayoutRight, Mem> counts("parity::krusell_smith::employment_counts", T, 5);
+  // One team per period, its threads over the words (one thread per period read a whole period's
+  // words in turn: 0.8 s at 10^8 agents on an H200). Integer counts: exact in any order.
+  using Team = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
-      "parity::krusell_smith::employment_counts", Kokkos::RangePolicy<ExecSpace>(space, 0, T), KOKKOS_LAMBDA(int t) {
-        long unemployed = 0, uu = 0, u = 0, eu = 0, e = 0;
-        for (long w = 0; w < nwords; ++w) {
-          long const valid = N - w * 32 < 32 ? N - w * 32 : 32;
-          std::uint32_t const mask = valid == 32 ? 0xffffffffu : ((1u << valid) - 1u);
-          std::uint32_t const cu = ~words(long(t) * nwords + w) & mask;
-          unemployed += kernels::popcount32(cu);
-          if (t > 0) {
-            std::uint32_t const pu = ~words(long(t - 1) * nwords + w) & mask;
-            uu += kernels::popcount32(pu & cu);
-            u += kernels::popcount32(pu);
-            eu += kernels::popcount32(~pu & mask & cu);
-            e += kernels::popcount32(~pu & mask);
-          }
-        }
-        counts(t, 0) = unemployed, counts(t, 1) = uu, counts(t, 2) = u, counts(t, 3) = eu, counts(t, 4) = e;
+      "parity::krusell_smith::employment_counts", Team(space, T, Kokkos::AUTO),
+      KOKKOS_LAMBDA(typename Team::member_type const& team) {
+        int const t = team.league_rank();
+        EmploymentCount c;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, nwords),
+            [&](long w, EmploymentCount& acc) {
+              long const valid = N - w * 32 < 32 ? N - w * 32 : 32;
+              std::uint32_t const mask = valid == 32 ? 0xffffffffu : ((1u << valid) - 1u);
+              std::uint32_t const cu = ~words(long(t) * nwords + w) & mask;
+              acc.v[0] += kernels::popcount32(cu);
+              if (t > 0) {
+                std::uint32_t const pu = ~words(long(t - 1) * nwords + w) & mask;
+                acc.v[1] += kernels::popcount32(pu & cu);
+                acc.v[2] += kernels::popcount32(pu);
+                acc.v[3] += kernels::popcount32(~pu & mask & cu);
+                acc.v[4] += kernels::popcount32(~pu & mask);
+              }
+            },
+            c);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          for (int q = 0; q < 5; ++q) counts(t, q) = c.v[q];
+        });
       });
   Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> h("parity::krusell_smith::employment_counts_host", T, 5);
   Kokkos::deep_copy(h, counts);
@@ -284,3 +306,8 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
 }
 
 }  // namespace parity::krusell_smith
+
+template <>
+struct Kokkos::reduction_identity<parity::krusell_smith::EmploymentCount> {
+  KOKKOS_FORCEINLINE_FUNCTION static parity::krusell_smith::EmploymentCount sum() { return {}; }
+};
