@@ -23,7 +23,8 @@ backend), and its time appears beside the backends' with its ratio to the refere
 Scaling over MPI ranks (--ranks 1,2,4): every backend runs each case under the launcher
 (--mpirun, default `mpirun`) as `<launcher> -np N <exe> ...` at each rank count N; the first count's
 runs fill the comparison tables as usual, and table.md gains a strong-scaling table per case and
-backend: time, speed-up and parallel efficiency against the first count, and the communication
+backend: time (on several ranks the slowest rank's phases added up), speed-up and parallel
+efficiency against the first count, and the communication
 seconds (the slowest rank's time inside the collectives, from the report's `ranks` object). A run
 whose report names another rank count than asked for (an executable built without MPI) fails.
 Peers run without the launcher.
@@ -179,8 +180,18 @@ def probe(exe: dict, size: str, timeout: float) -> dict:
     return doc["results"]
 
 
+def run_seconds(report: dict) -> float:
+    """A run's time: on several ranks the slowest rank's phases added up (rank 0's total can be the
+    shorter: it may wait less), on one rank timing.total_seconds (the same sum)."""
+    ranks = report.get("ranks", {})
+    count, per_rank = ranks.get("count", 1), ranks.get("phase_seconds") or {}
+    if count > 1 and per_rank and all(len(v) == count for v in per_rank.values()):
+        return max(sum(v[i] for v in per_rank.values()) for i in range(count))
+    return report["timing"]["total_seconds"]
+
+
 def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
-    totals = [r["timing"]["total_seconds"] for r in reports]
+    totals = [run_seconds(r) for r in reports]
     phases = {}
     for name in reports[0]["timing"]["phases"]:
         phases[name] = statistics.median(r["timing"]["phases"][name]["seconds"] for r in reports)

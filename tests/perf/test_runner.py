@@ -177,8 +177,9 @@ json.dump(doc, open(path, "w"))
 
 
 # Stands in for mpirun: `-np N EXE ARGS...` runs EXE once and rewrites its report as N ranks would
-# (ranks.count N, the time divided by N, 1 ms of communication per rank beyond the first), or
-# leaves the rank count alone with --one-rank (an executable built without MPI).
+# (ranks.count N, the time divided by N, the last rank's phases 1.5 times as long, 1 ms of
+# communication per rank beyond the first), or leaves the rank count alone with --one-rank (an
+# executable built without MPI).
 FAKE_MPIRUN = """#!/usr/bin/env python3
 import json, subprocess, sys
 args = sys.argv[1:]
@@ -194,6 +195,8 @@ if not one_rank:
     doc["ranks"]["count"] = n
     doc["ranks"]["communication_seconds"] = [1e-3 * (n > 1)] * n
     doc["timing"]["total_seconds"] /= n
+    doc["ranks"]["phase_seconds"] = {k: [v[0] / n * (1.5 if n > 1 and i == n - 1 else 1.0) for i in range(n)]
+                                     for k, v in doc["ranks"]["phase_seconds"].items()}
 json.dump(doc, open(path, "w"))
 sys.exit(rc)
 """
@@ -225,6 +228,10 @@ class Ranks(unittest.TestCase):
             self.assertEqual([len(r["rank_communication_seconds"]) for r in runs], [1, 2, 4])
             self.assertEqual([sorted(r["compared"]) for r in runs], [sorted(suite["compare"])] * 3)
             self.assertTrue(runs[0]["rank_phase_seconds"])  # the phases of every rank
+            for r in runs[1:]:  # the time of several ranks: the slowest rank's phases, not rank 0's
+                slowest = max(sum(v[i] for v in r["rank_phase_seconds"].values()) for i in range(r["ranks"]))
+                self.assertAlmostEqual(r["median_s"], slowest)
+                self.assertGreater(r["median_s"], sum(v[0] for v in r["rank_phase_seconds"].values()))
             self.assertEqual(entry["backends"]["one"]["ranks"], 1)  # the comparison tables: the first count
             self.assertEqual(entry["backends"]["one"]["median_s"], runs[0]["median_s"])
             table = Path(out, "table.md").read_text()
