@@ -27,8 +27,9 @@ inline constexpr int mean_field_device_team = 256;
 
 // Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
 // that cuts the units into at most a whole number of waves of about 4096-unit chunks, at least 256
-// units (one per thread). Chunks of exactly 4096 units made 1,024 teams at 2^24 oscillators in
-// float, on 1,056 places of a 132-multiprocessor GPU: four multiprocessors idle, 3 % of each pass
+// units (one per thread). Chunks of exactly 4096 units gave 1,024 teams at 2^24 oscillators in
+// float, on 1,056 places of a 132-multiprocessor GPU; with 1,056 chunks the predictor and corrector
+// take 103-107 and 139 us on an H200, as long as the plain reduction's 104-110 and 140-142 us
 // (perf/results/2026-11-26-h200-one-gpu-2). The chunk depends on M and the device only, never on
 // the rank count, so the sums stay the same for any number of ranks.
 inline int mean_field_device_chunk_units(long units, long wave) {
