@@ -24,6 +24,8 @@ using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum co
 inline constexpr int mean_field_host_chunk_units = 256;
 inline constexpr int mean_field_device_chunk_units_target = 4096;
 inline constexpr int mean_field_device_team = 256;
+// Up to this many chunks (8 per thread of a team) one team adds them on a device (finish_sums).
+inline constexpr int mean_field_one_team_chunks = 2048;
 
 // Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
 // that cuts the units into at most a whole number of waves of about 4096-unit chunks, at least 256
@@ -115,9 +117,10 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
 
 // out = the sum of the chunk sums of all ranks: on a host backend one loop in chunk order (no
 // kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
-// device one parallel reduction over the chunks, whose order depends only on their number (the
-// same on every rank count). One team adding 16,384 chunks took 60 us per pass at 2^24 oscillators
-// on an H100, half as long as the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
+// device one team (up to mean_field_one_team_chunks chunks) or one parallel reduction over the
+// chunks; either order depends only on their number (the same on every rank count). One team of 128
+// threads adding 16,384 chunks took 60 us per pass at 2^24 oscillators on an H100, half as long as
+// the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
 template <class ExecSpace>
 void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
                  SinCos<typename ExecSpace::memory_space> const& out) {
@@ -135,6 +138,26 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
     Sums<2> t;
     for (int c = 0; c < chunks; ++c) t.v[0] += all(c, 0), t.v[1] += all(c, 1);
     out() = t;
+    return;
+  }
+  if (chunks <= mean_field_one_team_chunks) {
+    // One team: no second stage. Kokkos' reduction over the 1,056 chunks of 2^24 float
+    // oscillators ran as 5 blocks and a last-block stage, 7.5-7.7 us after each pass (ncu on an
+    // H200, perf/results/2026-11-26-h200-one-gpu-2), where the passes take 103-139 us.
+    using Team = Kokkos::TeamPolicy<ExecSpace>;
+    Kokkos::parallel_for(
+        "parity::sde::kuramoto_sum_chunks", Team(space, 1, mean_field_device_team),
+        KOKKOS_LAMBDA(typename Team::member_type const& team) {
+          Sums<2> t;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, chunks),
+              [&](int c, Sums<2>& acc) {
+                acc.v[0] += all(c, 0);
+                acc.v[1] += all(c, 1);
+              },
+              t);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
+        });
     return;
   }
   Kokkos::parallel_reduce(
