@@ -253,9 +253,6 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t rule_scratch_reals() {
 // Where the center's value lies in the rule scratch.
 inline constexpr int center_value_slot = 8 * max_dim;
 
-// Evaluates the rule on the region (c, h) with the whole team; every team member returns the
-// same estimate. `axis_scratch` is team scratch of rule_scratch_reals<Real>() entries. The
-// result is independent of the team size up to the summation order inside the team.
 // The spacing of Real at 1 (the rounding scale of the error floors and of the split-axis ties).
 template <class Real>
 KOKKOS_INLINE_FUNCTION constexpr Real machine_epsilon() {
@@ -278,27 +275,38 @@ KOKKOS_INLINE_FUNCTION int split_axis(Real const* diff, Real const* h, int n, Re
   return axis;
 }
 
+// f at the center and at c + offset[v] h_i e_i for every axis i and v < V, one point per thread of
+// the team (a thread per axis left most of a GPU team idle through V evaluations): value v of axis
+// i in scratch[v * max_dim + i], the center's in scratch[center_value_slot]. Ends with a barrier.
+template <int V, class Real, class F, class Member>
+KOKKOS_INLINE_FUNCTION void evaluate_axis_points(Member const& team, F const& f, int n, Real const* c, Real const* h,
+                                                 Real const (&offset)[V], Real* scratch) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, V * n + 1), [&](int q) {
+    Point<Real> p;
+    p.dim = n;
+    for (int m = 0; m < n; ++m) p.x[m] = c[m];
+    if (q == V * n) {
+      scratch[center_value_slot] = f(p);
+      return;
+    }
+    int const i = q / V, v = q % V;
+    p.x[i] = c[i] + offset[v] * h[i];
+    scratch[v * max_dim + i] = f(p);
+  });
+  team.team_barrier();
+}
+
+// Evaluates the rule on the region (c, h) with the whole team; every team member returns the
+// same estimate. `axis_scratch` is team scratch of rule_scratch_reals<Real>() entries. The
+// result is independent of the team size up to the summation order inside the team.
 template <class Real, class F, class Member>
 KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region(Member const& team, F const& f, int n, Real const* c,
                                                             Real const* h, Real* axis_scratch,
                                                             NullRules<Real> const& nulls = NullRules<Real>()) {
   RuleConstants<Real> const k(n);
-  // The center and the axis points +-l2, +-l4 (value v of axis i in slot v * max_dim + i), one
-  // point per thread: a thread per axis left most of a GPU team idle for four evaluations.
+  // The center and the axis points +-l2, +-l4 (value v of axis i in slot v * max_dim + i).
   Real const offset[4] = {k.l2, -k.l2, k.l4, -k.l4};
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 4 * n + 1), [&](int q) {
-    Point<Real> p;
-    p.dim = n;
-    for (int m = 0; m < n; ++m) p.x[m] = c[m];
-    if (q == 4 * n) {
-      axis_scratch[center_value_slot] = f(p);
-      return;
-    }
-    int const i = q / 4, v = q % 4;
-    p.x[i] = c[i] + offset[v] * h[i];
-    axis_scratch[v * max_dim + i] = f(p);
-  });
-  team.team_barrier();
+  evaluate_axis_points(team, f, n, c, h, offset, axis_scratch);
   Real const f0 = axis_scratch[center_value_slot];
   // Per axis: the sums and the fourth difference, over the values of that axis only.
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {

@@ -248,20 +248,9 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
                                                              NullRules<Real> const& nulls) {
   Degree9Weights<Real> const& k = nulls.nine;
   // The center and the axis points +-g1..+-g4 (value 2 q + sign of axis i in slot
-  // (2 q + sign) * max_dim + i), one point per thread (as evaluate_region).
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * n + 1), [&](int q) {
-    Point<Real> p;
-    p.dim = n;
-    for (int m = 0; m < n; ++m) p.x[m] = c[m];
-    if (q == 8 * n) {
-      scratch[center_value_slot] = f(p);
-      return;
-    }
-    int const i = q / 8, v = q % 8;
-    p.x[i] = c[i] + ((v & 1) ? -k.g[v / 2] : k.g[v / 2]) * h[i];
-    scratch[v * max_dim + i] = f(p);
-  });
-  team.team_barrier();
+  // (2 q + sign) * max_dim + i).
+  Real const offset[8] = {k.g[0], -k.g[0], k.g[1], -k.g[1], k.g[2], -k.g[2], k.g[3], -k.g[3]};
+  evaluate_axis_points(team, f, n, c, h, offset, scratch);
   Real const f0 = scratch[center_value_slot];
   // Per axis: the four sums and the fourth difference (g2 against g1), over that axis' values.
   Real const ratio = (k.g[1] / k.g[0]) * (k.g[1] / k.g[0]);
