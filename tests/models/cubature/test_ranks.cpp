@@ -139,11 +139,19 @@ void expect_same(cub::Result const& a, cub::Result const& b, std::string const& 
   }
 }
 
-// One rank's result against 2 and 3 ranks (3 splits every list unevenly), on every rank.
+// The integral of f over [0, 1]^n on one rank.
 template <class Real, class F>
-void check_ranks(F const& f, int n, cub::Tolerances const& t, cub::Options const& o, std::string const& what) {
+cub::Result one_rank(F const& f, int n, cub::Tolerances const& t, cub::Options const& o) {
   std::vector<double> const lo(std::size_t(n), 0.0), hi(std::size_t(n), 1.0);
-  auto const alone = cub::integrate<ExecSpace, Real>(ExecSpace(), f, lo, hi, t, o);
+  return cub::integrate<ExecSpace, Real>(ExecSpace(), f, lo, hi, t, o);
+}
+
+// One rank's result (`alone`, from one_rank) against 2 and 3 ranks (3 splits every list unevenly),
+// on every rank.
+template <class Real, class F>
+void check_ranks(F const& f, int n, cub::Tolerances const& t, cub::Options const& o, cub::Result const& alone,
+                 std::string const& what) {
+  std::vector<double> const lo(std::size_t(n), 0.0), hi(std::size_t(n), 1.0);
   for (int size : {2, 3}) {
     int gathers = 0;
     auto const all = on_ranks<Real>(size, f, lo, hi, t, o, &gathers);
@@ -159,11 +167,11 @@ TEST(CubatureRanks, PhaseOneSameBitsOnEveryRank) {
   t.relative = 1e-5;
   cub::Options o;
   o.max_evaluations = 5'000'000;
-  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f1, {0, 0, 0, 0}, {1, 1, 1, 1}, t, o);
+  auto const alone = one_rank<double>(f1, 4, t, o);
   ASSERT_EQ(alone.status, cub::Status::converged);
   ASSERT_EQ(alone.phase2_regions, 0);
   ASSERT_GT(alone.phase1_iterations, 1);
-  check_ranks<double>(f1, 4, t, o, "f1 4-D degree 9");
+  check_ranks<double>(f1, 4, t, o, alone, "f1 4-D degree 9");
 }
 
 TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
@@ -175,10 +183,10 @@ TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
   cub::Options o;
   o.mode = cub::Mode::paper;
   o.max_evaluations = 1'000'000;
-  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f3, {0, 0, 0}, {1, 1, 1}, t, o);
+  auto const alone = one_rank<double>(f3, 3, t, o);
   ASSERT_GT(alone.phase2_regions, 0);
   ASSERT_GT(alone.phase2_rounds, 1);
-  check_ranks<double>(f3, 3, t, o, "f3 3-D paper, phase 2 rounds");
+  check_ranks<double>(f3, 3, t, o, alone, "f3 3-D paper, phase 2 rounds");
 }
 
 TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {
@@ -189,10 +197,10 @@ TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {
   cub::Options o;
   o.max_memory_mb = 0.2;
   o.max_evaluations = 20'000'000;
-  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f2, {0, 0, 0}, {1, 1, 1}, t, o);
+  auto const alone = one_rank<double>(f2, 3, t, o);
   ASSERT_GT(alone.phase2_regions, 0);
   ASSERT_LT(alone.phase2_batch, alone.phase2_regions);
-  check_ranks<double>(f2, 3, t, o, "f2 3-D, phase 2 in batches");
+  check_ranks<double>(f2, 3, t, o, alone, "f2 3-D, phase 2 in batches");
 
   auto const f3 = paper<float>(cub::Family::f3, 3);
   cub::Tolerances tf;
@@ -200,7 +208,7 @@ TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {
   cub::Options of;
   of.mode = cub::Mode::paper;
   of.max_evaluations = 2'000'000;
-  check_ranks<float>(f3, 3, tf, of, "f3 3-D paper, float");
+  check_ranks<float>(f3, 3, tf, of, one_rank<float>(f3, 3, tf, of), "f3 3-D paper, float");
 }
 
 TEST(CubatureRanks, ParkedChunksSameBits) {
@@ -212,9 +220,9 @@ TEST(CubatureRanks, ParkedChunksSameBits) {
   o.max_host_memory_mb = 4;
   o.max_evaluations = 3'000'000;
   o.rule = cub::Rule::degree7;
-  auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), f3, {0, 0, 0, 0}, {1, 1, 1, 1}, t, o);
+  auto const alone = one_rank<double>(f3, 4, t, o);
   ASSERT_GT(alone.parked_chunks, 0);
-  check_ranks<double>(f3, 4, t, o, "f3 4-D degree 7, parked chunks");
+  check_ranks<double>(f3, 4, t, o, alone, "f3 4-D degree 7, parked chunks");
 }
 
 TEST(CubatureRanks, FailureOnOneRankReachesEveryRank) {
