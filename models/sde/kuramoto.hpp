@@ -563,9 +563,9 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   // this rank's rows [row0, row1) (whole tiles).
   int const per_block = c.noise == NoiseLaw::five_point ? variates_per_unit<NoiseLaw::five_point, Real>
                                                         : variates_per_unit<NoiseLaw::gaussian, Real>;
-  // The chunk size from the smallest device of all ranks (the same on every rank).
+  // The mean field's chunk size from the smallest device of all ranks (the same on every rank).
   long wave = detail::mean_field_wave(space);
-  if (nranks > 1) {
+  if (mean_field && nranks > 1) {
     std::vector<double> mine{double(wave)}, all(std::size_t(nranks), 0.0);
     c.ranks.all_gather(mine, all);
     wave = long(*std::min_element(all.begin(), all.end()));
