@@ -23,7 +23,8 @@
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
 // mean_field_chunk_units<ExecSpace>(M, wave), each chunk is reduced by one team, and the chunk sums are added by one
-// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums; on one rank
+// on a device the last team of each pass does it, ChunkSink). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
 // addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
@@ -214,13 +215,13 @@ void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, Mean
       });
 }
 
-// Chunk sums of sin x, cos x of this rank's phases into m.mine.
+// out = sum sin x_j, cos x_j of all ranks' phases, through this rank's chunk sums.
 template <class ExecSpace, class Real>
 void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                            Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                           MeanFieldSums<ExecSpace> const& m) {
+                           MeanFieldSums<ExecSpace> const& m, SinCos<typename ExecSpace::memory_space> const& out) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  auto const part = m.mine;
+  auto const sink = m.sink;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
@@ -234,9 +235,9 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                 if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
             },
             s);
-        Kokkos::single(Kokkos::PerTeam(team),
-                       [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
+        sink.store(team, s, out);
       });
+  finish_sums(space, m, out);
 }
 
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
@@ -246,7 +247,7 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
 // sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
-// units), which finish_sums adds in chunk order over all ranks.
+// units), which the pass's last team or finish_sums adds in chunk order over all ranks.
 template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
@@ -261,7 +262,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
-  auto const part = m.mine;
+  auto const sink = m.sink;
+  SinCos<typename ExecSpace::memory_space> const noise_out = S == Stepper::srk2 ? sc_pred : sc_next;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
@@ -311,12 +313,9 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
               }
             },
             chunk);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          part(team.league_rank(), 0) = chunk.v[0];
-          part(team.league_rank(), 1) = chunk.v[1];
-        });
+        sink.store(team, chunk, noise_out);
       });
-  finish_sums(space, m, srk2 ? sc_pred : sc_next);
+  finish_sums(space, m, noise_out);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
@@ -347,10 +346,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                 }
               },
               chunk);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            part(team.league_rank(), 0) = chunk.v[0];
-            part(team.league_rank(), 1) = chunk.v[1];
-          });
+          sink.store(team, chunk, sc_next);
         });
     finish_sums(space, m, sc_next);
   }
@@ -631,8 +627,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
     if (mean_field) {
       detail::mean_field_initialize<ExecSpace, Real>(space, c, lay, x, omega);
-      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums);
-      detail::finish_sums(space, chunk_sums, sc_a);
+      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums, sc_a);
     } else {
       detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
     }

@@ -1,9 +1,11 @@
 #pragma once
 // The mean-field Kuramoto sums S = sum sin x_j, C = sum cos x_j in a fixed order for any split of
 // the oscillators over ranks (see kuramoto.hpp): which oscillators a rank holds (MeanFieldLayout),
-// the chunk sums of its passes and their reduction over all ranks (MeanFieldSums, finish_sums).
+// the chunk sums of its passes and their reduction over all ranks (ChunkSink, MeanFieldSums,
+// finish_sums).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <optional>
 #include <span>
 
 #include "models/sde/ensemble.hpp"
@@ -87,25 +89,92 @@ inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ran
   return lay;
 }
 
-// Chunk sums of sin, cos (row c: this rank's chunk c) and their reduction over all ranks' chunks.
+// The chunk sums in a fixed order that depends only on their number: thread i of a team of
+// mean_field_device_team threads adds chunks i, i + 256, ..., then the team adds the threads' sums.
+// Relaxed atomic loads: the last team of a pass reads rows other teams have just written (see
+// ChunkSink), which a plain load could take from a stale cache line.
+template <class Member, class Partials>
+KOKKOS_INLINE_FUNCTION Sums<2> add_chunk_sums(Member const& team, Partials const& all, int chunks) {
+  Sums<2> t;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, chunks),
+      [&](int c, Sums<2>& acc) {
+        acc.v[0] += Kokkos::atomic_load(&all(c, 0));
+        acc.v[1] += Kokkos::atomic_load(&all(c, 1));
+      },
+      t);
+  return t;
+}
+
+// Where the teams of a pass put their chunk sums (row c: this rank's chunk c). With
+// last_team_adds the team that stores the last chunk also adds all chunks (add_chunk_sums) into
+// the pass's sums, in the same order as finish_sums' one team: no kernel after the pass. A
+// separate kernel of one team after each pass left one rank at 2^24 float oscillators 1.02x slower
+// than a reduction fused into the pass, whose own last team does the same
+// (perf/results/2026-11-26-h200-one-gpu-2).
+template <class ExecSpace>
+struct ChunkSink {
+  using Mem = typename ExecSpace::memory_space;
+  Kokkos::View<double* [2], Kokkos::LayoutRight, Mem> part;
+  Kokkos::View<unsigned, Mem> arrivals;  // teams that stored their chunk in this pass; 0 between passes
+  int chunks = 0;
+  bool last_team_adds = false;
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void store(Member const& team, Sums<2> const& chunk, SinCos<Mem> const& out) const {
+    int last = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(team),
+        [&](int& is_last) {
+          part(team.league_rank(), 0) = chunk.v[0];
+          part(team.league_rank(), 1) = chunk.v[1];
+          is_last = 0;
+          if (last_team_adds) {
+            Kokkos::memory_fence();  // this chunk visible to whichever team arrives last
+            is_last = Kokkos::atomic_fetch_add(&arrivals(), 1u) + 1 == unsigned(chunks);
+          }
+        },
+        last);
+    if (!last) return;
+    Kokkos::memory_fence();
+    Sums<2> const t = add_chunk_sums(team, part, chunks);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      out() = t;
+      arrivals() = 0;
+    });
+  }
+};
+
+// Chunk sums of sin, cos of this rank and their reduction over all ranks' chunks.
 template <class ExecSpace>
 struct MeanFieldSums {
   using Partials = Kokkos::View<double* [2], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
   using HostPartials = Kokkos::View<double* [2], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  Partials mine, all;  // `all` is `mine` on one rank
+  ChunkSink<ExecSpace> sink;  // sink.part: this rank's chunks
+  Partials all;  // all ranks' chunks: sink.part on one rank
   HostPartials mine_host, all_host;  // several ranks: staging for the all-gather
   EnsembleRanks ranks;
 };
 
+// The sums of lay's chunks. The last team of each pass adds them (ChunkSink) on a device with one
+// rank and up to mean_field_one_team_chunks chunks, unless last_team_adds says otherwise;
+// finish_sums adds them otherwise.
 template <class ExecSpace>
 MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldLayout const& lay,
-                                              EnsembleRanks const& ranks) {
+                                              EnsembleRanks const& ranks, std::optional<bool> last_team_adds = {}) {
   MeanFieldSums<ExecSpace> m;
   using Partials = typename MeanFieldSums<ExecSpace>::Partials;
   using HostPartials = typename MeanFieldSums<ExecSpace>::HostPartials;
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
   m.ranks = ranks;
-  m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
-  m.all = m.mine;
+  m.sink.part = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
+  m.sink.arrivals =
+      Kokkos::View<unsigned, typename ExecSpace::memory_space>(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_arrivals"));
+  m.sink.chunks = lay.chunks();
+  m.sink.last_team_adds =
+      last_team_adds.value_or(!host && ranks.size <= 1 && lay.chunks() <= mean_field_one_team_chunks);
+  m.all = m.sink.part;
   if (ranks.size > 1) {
     long const chunks = (lay.blocks + lay.chunk_units - 1) / lay.chunk_units;
     m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), chunks);
@@ -115,17 +184,19 @@ MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldL
   return m;
 }
 
-// out = the sum of the chunk sums of all ranks: on a host backend one loop in chunk order (no
-// kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
-// device one team (up to mean_field_one_team_chunks chunks) or one parallel reduction over the
-// chunks; either order depends only on their number (the same on every rank count). One team of 128
+// out = the sum of the chunk sums of all ranks, unless the pass's last team has added them: on a
+// host backend one loop in chunk order (no kernel launch: a launch more per pass costs each step a
+// synchronisation of all threads), on a device one team (up to mean_field_one_team_chunks chunks,
+// add_chunk_sums) or one parallel reduction over the chunks; either order depends only on their
+// number (the same on every rank count). One team of 128
 // threads adding 16,384 chunks took 60 us per pass at 2^24 oscillators on an H100, half as long as
 // the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
 template <class ExecSpace>
 void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
                  SinCos<typename ExecSpace::memory_space> const& out) {
+  if (m.sink.last_team_adds) return;
   if (m.ranks.size > 1) {
-    Kokkos::deep_copy(space, m.mine_host, m.mine);
+    Kokkos::deep_copy(space, m.mine_host, m.sink.part);
     space.fence("parity::sde::kuramoto_chunk_sums_to_host");
     m.ranks.all_gather(std::span<double const>(m.mine_host.data(), m.mine_host.size()),
                        std::span<double>(m.all_host.data(), m.all_host.size()));
@@ -148,14 +219,7 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
     Kokkos::parallel_for(
         "parity::sde::kuramoto_sum_chunks", Team(space, 1, mean_field_device_team),
         KOKKOS_LAMBDA(typename Team::member_type const& team) {
-          Sums<2> t;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, chunks),
-              [&](int c, Sums<2>& acc) {
-                acc.v[0] += all(c, 0);
-                acc.v[1] += all(c, 1);
-              },
-              t);
+          Sums<2> const t = add_chunk_sums(team, all, chunks);
           Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
         });
     return;

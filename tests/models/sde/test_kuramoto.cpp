@@ -147,6 +147,73 @@ TEST(Kuramoto, DeviceChunksFillWholeWaves) {
   EXPECT_EQ(mean_field_device_chunk_units(1, 1056), 256);
 }
 
+// One pass of `chunks` teams, team c storing the chunk sum (c + pass, -2 c) through the sink.
+void store_chunk_sums(sde::detail::ChunkSink<ExecSpace> const& sink, sde::detail::SinCos<MemSpace> const& out,
+                      int chunks, int pass) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  Kokkos::parallel_for(
+      "test::chunk_sums", Policy(ExecSpace(), chunks, Kokkos::AUTO), KOKKOS_LAMBDA(Policy::member_type const& team) {
+        sde::detail::Sums<2> s;
+        s.v[0] = double(team.league_rank() + pass);
+        s.v[1] = -2.0 * team.league_rank();
+        sink.store(team, s, out);
+      });
+}
+
+double test_phase(int i) { return 0.001 * double(i) + 1e-7 * double(i % 97) * double(i % 89); }
+
+Kokkos::View<double*, MemSpace> test_phases(int n) {
+  auto h = Kokkos::View<double*, Kokkos::HostSpace>("x", n);
+  for (int i = 0; i < n; ++i) h(i) = test_phase(i);
+  return Kokkos::create_mirror_view_and_copy(MemSpace(), h);
+}
+
+TEST(Kuramoto, LastTeamOfAPassAddsTheChunkSums) {
+  // Integer chunk sums (exact in any order): the team that arrives last adds all of them, and
+  // leaves the arrival count at zero for the next pass.
+  ExecSpace space;
+  int const chunks = 300;
+  auto const lay = sde::detail::mean_field_layout(chunks * 256, 1, 0, 1, 256);
+  ASSERT_EQ(lay.chunks(), chunks);
+  auto const m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, true);
+  ASSERT_TRUE(m.sink.last_team_adds);
+  sde::detail::SinCos<MemSpace> out("out");
+  for (int pass = 0; pass < 3; ++pass) {
+    store_chunk_sums(m.sink, out, chunks, pass);
+    sde::detail::finish_sums(space, m, out);  // nothing left to do
+    auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    EXPECT_EQ(h().v[0], chunks * (chunks - 1) / 2.0 + double(pass) * chunks) << "pass " << pass;
+    EXPECT_EQ(h().v[1], -double(chunks) * (chunks - 1));
+    auto const a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.sink.arrivals);
+    EXPECT_EQ(a(), 0u);
+  }
+}
+
+TEST(Kuramoto, PhaseSumsAgreeWhicheverKernelAddsTheChunks) {
+  ExecSpace space;
+  int const n = 100003;  // not a multiple of the chunk
+  auto const lay = sde::detail::mean_field_layout(n, 1, 0, 1, 256);
+  auto const x = test_phases(n);
+  sde::detail::Sums<2> got[2];
+  for (bool last_team_adds : {false, true}) {
+    auto const m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, last_team_adds);
+    sde::detail::SinCos<MemSpace> out("out");
+    sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, out);
+    got[last_team_adds] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out)();
+  }
+  double s = 0, c = 0;
+  for (int i = 0; i < n; ++i) s += std::sin(test_phase(i)), c += std::cos(test_phase(i));
+  for (auto const& g : got) {
+    EXPECT_NEAR(g.v[0], s, 1e-9 * n);
+    EXPECT_NEAR(g.v[1], c, 1e-9 * n);
+  }
+  // On a device finish_sums' one team adds in the last team's order: the same bits.
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+    EXPECT_EQ(got[0].v[0], got[1].v[0]);
+    EXPECT_EQ(got[0].v[1], got[1].v[1]);
+  }
+}
+
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
   // K / D = 4: r solves r = I1(4 r) / I0(4 r).
   double rt = 1;
