@@ -23,8 +23,8 @@
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
 // mean_field_chunk_units<ExecSpace>(M, wave), each chunk is reduced by one team, and the chunk sums are added by one
-// more reduction over all chunks, whose order depends only on their number (MeanFieldSums; on one rank
-// on a device the last team of each pass does it, ChunkSink). Across ranks
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums; on a device
+// every team of the next pass does it). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
 // addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
@@ -215,13 +215,14 @@ void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, Mean
       });
 }
 
-// out = sum sin x_j, cos x_j of all ranks' phases, through this rank's chunk sums.
+// The chunk sums of this rank's phases into m.mine, then finish_sums (out: their sum, unless the
+// next pass adds them).
 template <class ExecSpace, class Real>
 void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
-                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                           MeanFieldSums<ExecSpace> const& m, SinCos<typename ExecSpace::memory_space> const& out) {
+                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x, MeanFieldSums<ExecSpace>& m,
+                           SinCos<typename ExecSpace::memory_space> const& out) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  auto const sink = m.sink;
+  auto const part = m.mine;
   Kokkos::parallel_for(
       "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
@@ -235,24 +236,26 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                 if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
             },
             s);
-        sink.store(team, s, out);
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
       });
   finish_sums(space, m, out);
 }
 
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
-// of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
+// of the new phases to sc_next (with m.in_pass each pass's teams add the previous pass's chunk
+// sums instead, and sc, sc_pred, sc_next are not used). Euler: one pass. SRK2: the predictor pass draws the noise and
 // evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
 // and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
 // sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
-// units), which the pass's last team or finish_sums adds in chunk order over all ranks.
+// units), which finish_sums or each team of the next pass adds in chunk order over all ranks.
 template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                     Noise const& noise, MeanFieldSums<ExecSpace> const& m,
+                     Noise const& noise, MeanFieldSums<ExecSpace>& m,
                      SinCos<typename ExecSpace::memory_space> const& sc,
                      SinCos<typename ExecSpace::memory_space> const& sc_pred,
                      SinCos<typename ExecSpace::memory_space> const& sc_next,
@@ -262,7 +265,6 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
-  auto const sink = m.sink;
   SinCos<typename ExecSpace::memory_space> const noise_out = S == Stepper::srk2 ? sc_pred : sc_next;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
@@ -274,11 +276,15 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
+  auto const part = m.mine;
+  auto const noise_in = m.input(sc);
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
         int const tb = t_begin + team.league_rank() * chunk_units;
         int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+        Sums<2> const s0 = noise_in(team);
+        Real const s0_sin = Real(s0.v[0]), s0_cos = Real(s0.v[1]);
         Sums<2> chunk;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -292,14 +298,13 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                 xs[k] = i < n ? x(l) : Real(0);
                 om[k] = i < n ? omega(l) : Real(0);
               }
-              Sums<2> const s0 = sc();
               Real gdw[per_block];
               noise.block(step, t, gdw);
               for (int k = 0; k < per_block; ++k) {
                 int const i = t + k * blocks, l = (t - t_begin) + k * units;
                 if (i >= n) break;
                 Real const xi = xs[k];
-                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, s0_sin, s0_cos);
                 Real const p = xi + f0 * dt + gdw[k];
                 if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
                   y(l) = xi + f0 * half_dt + gdw[k];
@@ -313,17 +318,24 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
               }
             },
             chunk);
-        sink.store(team, chunk, noise_out);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          part(team.league_rank(), 0) = chunk.v[0];
+          part(team.league_rank(), 1) = chunk.v[1];
+        });
       });
   finish_sums(space, m, noise_out);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
+    auto const part_c = m.mine;
+    auto const correct_in = m.input(sc_pred);
     Kokkos::parallel_for(
         "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
           int const tb = t_begin + team.league_rank() * chunk_units;
           int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+          Sums<2> const s1 = correct_in(team);
+          Real const s1_sin = Real(s1.v[0]), s1_cos = Real(s1.v[1]);
           Sums<2> chunk;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, tb, te),
@@ -335,18 +347,20 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                   ps[k] = i < n ? xp(l) : Real(0);
                   om[k] = i < n ? omega(l) : Real(0);
                 }
-                Sums<2> const s1 = sc_pred();
                 for (int k = 0; k < per_block; ++k) {
                   int const i = t + k * blocks, l = (t - t_begin) + k * units;
                   if (i >= n) break;
-                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, s1_sin, s1_cos);
                   Real const xn = wrap_phase(ys[k] + f1 * half_dt);
                   x(l) = xn;
                   add_phase(acc, xn);
                 }
               },
               chunk);
-          sink.store(team, chunk, sc_next);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            part_c(team.league_rank(), 0) = chunk.v[0];
+            part_c(team.league_rank(), 1) = chunk.v[1];
+          });
         });
     finish_sums(space, m, sc_next);
   }
@@ -672,6 +686,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
         }
       }
       if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
+      if (mean_field) detail::current_sums(space, chunk_sums, sc_a);
       detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist, mean_field ? &lay : nullptr);
       r.sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) report(step);

@@ -1,12 +1,13 @@
 #pragma once
 // The mean-field Kuramoto sums S = sum sin x_j, C = sum cos x_j in a fixed order for any split of
 // the oscillators over ranks (see kuramoto.hpp): which oscillators a rank holds (MeanFieldLayout),
-// the chunk sums of its passes and their reduction over all ranks (ChunkSink, MeanFieldSums,
-// finish_sums).
+// the chunk sums of its passes and their reduction over all ranks (MeanFieldSums, finish_sums,
+// PassSums).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "models/sde/ensemble.hpp"
 
@@ -26,7 +27,8 @@ using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum co
 inline constexpr int mean_field_host_chunk_units = 256;
 inline constexpr int mean_field_device_chunk_units_target = 4096;
 inline constexpr int mean_field_device_team = 256;
-// Up to this many chunks (8 per thread of a team) one team adds them on a device (finish_sums).
+// Up to this many chunks (8 per thread of a team) each team of a pass adds them on a device
+// (MeanFieldSums::in_pass); above, one parallel reduction after the pass.
 inline constexpr int mean_field_one_team_chunks = 2048;
 
 // Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
@@ -89,121 +91,131 @@ inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ran
   return lay;
 }
 
-// The chunk sums in a fixed order that depends only on their number: thread i of a team of
-// mean_field_device_team threads adds chunks i, i + 256, ..., then the team adds the threads' sums.
-// Relaxed atomic loads: the last team of a pass reads rows other teams have just written (see
-// ChunkSink), which a plain load could take from a stale cache line.
+// Teams of the mean-field passes, one per chunk: on a device of mean_field_device_team threads,
+// on a host backend of the backend's choice.
+template <class Policy, class ExecSpace>
+Policy mean_field_teams(ExecSpace const& space, int chunks) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
+    return Policy(space, chunks, Kokkos::AUTO);
+  else
+    return Policy(space, chunks, mean_field_device_team);
+}
+
+// The sum of `chunks` chunk sums by one team, in an order set by the team size alone (on a device
+// thread i adds chunks i, i + 256, ..., then the team adds the threads' sums): the same in every
+// team of a pass and in the one-team kernel of current_sums, on any rank count.
 template <class Member, class Partials>
 KOKKOS_INLINE_FUNCTION Sums<2> add_chunk_sums(Member const& team, Partials const& all, int chunks) {
   Sums<2> t;
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(team, chunks),
       [&](int c, Sums<2>& acc) {
-        acc.v[0] += Kokkos::atomic_load(&all(c, 0));
-        acc.v[1] += Kokkos::atomic_load(&all(c, 1));
+        acc.v[0] += all(c, 0);
+        acc.v[1] += all(c, 1);
       },
       t);
   return t;
 }
 
-// Where the teams of a pass put their chunk sums (row c: this rank's chunk c). With
-// last_team_adds the team that stores the last chunk also adds all chunks (add_chunk_sums) into
-// the pass's sums, in the same order as finish_sums' one team: no kernel after the pass. A
-// separate kernel of one team after each pass left one rank at 2^24 float oscillators 1.02x slower
-// than a reduction fused into the pass, whose own last team does the same
-// (perf/results/2026-11-26-h200-one-gpu-2).
-template <class ExecSpace>
-struct ChunkSink {
-  using Mem = typename ExecSpace::memory_space;
-  Kokkos::View<double* [2], Kokkos::LayoutRight, Mem> part;
-  Kokkos::View<unsigned, Mem> arrivals;  // teams that stored their chunk in this pass; 0 between passes
+// Where the teams of a pass find the sums S, C of the phases the pass starts from: each team adds
+// all ranks' chunk sums of the previous pass itself (add_chunks), or reads them from sc.
+template <class Mem>
+struct PassSums {
+  Kokkos::View<double const* [2], Kokkos::LayoutRight, Mem> all;
+  SinCos<Mem> sc;
   int chunks = 0;
-  bool last_team_adds = false;
+  bool add_chunks = false;
 
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void store(Member const& team, Sums<2> const& chunk, SinCos<Mem> const& out) const {
-    int last = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(team),
-        [&](int& is_last) {
-          part(team.league_rank(), 0) = chunk.v[0];
-          part(team.league_rank(), 1) = chunk.v[1];
-          is_last = 0;
-          if (last_team_adds) {
-            Kokkos::memory_fence();  // this chunk visible to whichever team arrives last
-            is_last = Kokkos::atomic_fetch_add(&arrivals(), 1u) + 1 == unsigned(chunks);
-          }
-        },
-        last);
-    if (!last) return;
-    Kokkos::memory_fence();
-    Sums<2> const t = add_chunk_sums(team, part, chunks);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      out() = t;
-      arrivals() = 0;
-    });
+  KOKKOS_INLINE_FUNCTION Sums<2> operator()(Member const& team) const {
+    if (add_chunks) return add_chunk_sums(team, all, chunks);
+    return sc();
   }
 };
 
-// Chunk sums of sin, cos of this rank and their reduction over all ranks' chunks.
+// The chunk sums of sin, cos of the last pass (row c: chunk c) and their reduction over all ranks.
+// With in_pass every team of the next pass adds all chunk sums itself: a kernel after each pass
+// that adds them (one team, 1,056 chunks of 2^24 float oscillators) took 7.4 us on an H200, and
+// the last team of a pass adding them as long, 7 us more per pass, where a pass takes 98-146 us
+// (perf/results/2026-11-26-h200-one-gpu-3). Each team reads the 16.9 KB of chunk sums once, from
+// its multiprocessor's cache after the first; so only up to mean_field_one_team_chunks chunks.
 template <class ExecSpace>
 struct MeanFieldSums {
-  using Partials = Kokkos::View<double* [2], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
+  using Mem = typename ExecSpace::memory_space;
+  using Partials = Kokkos::View<double* [2], Kokkos::LayoutRight, Mem>;
   using HostPartials = Kokkos::View<double* [2], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  ChunkSink<ExecSpace> sink;  // sink.part: this rank's chunks
-  Partials all;  // all ranks' chunks: sink.part on one rank
+  Partials mine;  // this rank's chunk sums, written by the current pass
+  Partials spare;  // one rank with in_pass: the previous pass's, which the current pass reads
+  Partials all;  // all ranks' chunk sums of the last finished pass (one rank: mine or spare)
   HostPartials mine_host, all_host;  // several ranks: staging for the all-gather
   EnsembleRanks ranks;
+  int chunks = 0;  // of all ranks
+  bool in_pass = false;
+
+  // S, C for a pass that starts from the phases whose sums finish_sums wrote to sc (or left in all).
+  PassSums<Mem> input(SinCos<Mem> const& sc) const { return {all, sc, chunks, in_pass}; }
 };
 
-// The sums of lay's chunks. The last team of each pass adds them (ChunkSink) on a device with one
-// rank and up to mean_field_one_team_chunks chunks, unless last_team_adds says otherwise;
-// finish_sums adds them otherwise.
+// The chunk sums of lay's passes. in_pass on a device up to mean_field_one_team_chunks chunks,
+// unless `in_pass` says otherwise.
 template <class ExecSpace>
 MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldLayout const& lay,
-                                              EnsembleRanks const& ranks, std::optional<bool> last_team_adds = {}) {
+                                              EnsembleRanks const& ranks, std::optional<bool> in_pass = {}) {
   MeanFieldSums<ExecSpace> m;
   using Partials = typename MeanFieldSums<ExecSpace>::Partials;
   using HostPartials = typename MeanFieldSums<ExecSpace>::HostPartials;
-  constexpr bool host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
   m.ranks = ranks;
-  m.sink.part = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
-  m.sink.arrivals =
-      Kokkos::View<unsigned, typename ExecSpace::memory_space>(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_arrivals"));
-  m.sink.chunks = lay.chunks();
-  m.sink.last_team_adds =
-      last_team_adds.value_or(!host && ranks.size <= 1 && lay.chunks() <= mean_field_one_team_chunks);
-  m.all = m.sink.part;
+  m.chunks = int((lay.blocks + lay.chunk_units - 1) / lay.chunk_units);
+  m.in_pass = in_pass.value_or(!host && m.chunks <= mean_field_one_team_chunks);
+  m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
+  m.all = m.mine;
   if (ranks.size > 1) {
-    long const chunks = (lay.blocks + lay.chunk_units - 1) / lay.chunk_units;
-    m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), chunks);
+    m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), m.chunks);
     m.mine_host = HostPartials("parity::sde::kuramoto_chunk_sums_host", lay.chunks());
-    m.all_host = HostPartials("parity::sde::kuramoto_chunk_sums_all_host", chunks);
+    m.all_host = HostPartials("parity::sde::kuramoto_chunk_sums_all_host", m.chunks);
+  } else if (m.in_pass) {
+    m.spare = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_previous"), lay.chunks());
   }
   return m;
 }
 
-// out = the sum of the chunk sums of all ranks, unless the pass's last team has added them: on a
-// host backend one loop in chunk order (no kernel launch: a launch more per pass costs each step a
-// synchronisation of all threads), on a device one team (up to mean_field_one_team_chunks chunks,
-// add_chunk_sums) or one parallel reduction over the chunks; either order depends only on their
-// number (the same on every rank count). One team of 128
-// threads adding 16,384 chunks took 60 us per pass at 2^24 oscillators on an H100, half as long as
-// the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
+namespace mean_field_sums_detail {
+// out = the sum of `all` by one team (add_chunk_sums).
+template <class ExecSpace, class Partials>
+void add_in_one_team(ExecSpace const& space, Partials const& all, int chunks,
+                     SinCos<typename ExecSpace::memory_space> const& out) {
+  using Team = Kokkos::TeamPolicy<ExecSpace>;
+  Kokkos::parallel_for(
+      "parity::sde::kuramoto_sum_chunks", mean_field_teams<Team>(space, 1),
+      KOKKOS_LAMBDA(typename Team::member_type const& team) {
+        Sums<2> const t = add_chunk_sums(team, all, chunks);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
+      });
+}
+}  // namespace mean_field_sums_detail
+
+// After a pass has written m.mine: all ranks' chunk sums into m.all (several ranks: an all-gather
+// through host memory), then, unless the next pass adds them itself (in_pass), out = their sum: on
+// a host backend one loop in chunk order (no kernel launch: a launch more per pass costs each step
+// a synchronisation of all threads), on a device one team or one parallel reduction; either order
+// depends only on the number of chunks (the same on every rank count).
 template <class ExecSpace>
-void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
+void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace>& m,
                  SinCos<typename ExecSpace::memory_space> const& out) {
-  if (m.sink.last_team_adds) return;
   if (m.ranks.size > 1) {
-    Kokkos::deep_copy(space, m.mine_host, m.sink.part);
+    Kokkos::deep_copy(space, m.mine_host, m.mine);
     space.fence("parity::sde::kuramoto_chunk_sums_to_host");
     m.ranks.all_gather(std::span<double const>(m.mine_host.data(), m.mine_host.size()),
                        std::span<double>(m.all_host.data(), m.all_host.size()));
     Kokkos::deep_copy(space, m.all, m.all_host);
+  } else if (m.in_pass) {
+    std::swap(m.mine, m.spare);  // the next pass writes the other buffer while its teams read this one
+    m.all = m.spare;
   }
+  if (m.in_pass) return;
   auto const all = m.all;
-  int const chunks = int(all.extent(0));
+  int const chunks = m.chunks;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
     space.fence("parity::sde::kuramoto_chunk_sums");
     Sums<2> t;
@@ -212,16 +224,7 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
     return;
   }
   if (chunks <= mean_field_one_team_chunks) {
-    // One team: no second stage. Kokkos' reduction over the 1,056 chunks of 2^24 float
-    // oscillators ran as 5 blocks and a last-block stage, 7.5-7.7 us after each pass (ncu on an
-    // H200, perf/results/2026-11-26-h200-one-gpu-2), where the passes take 103-139 us.
-    using Team = Kokkos::TeamPolicy<ExecSpace>;
-    Kokkos::parallel_for(
-        "parity::sde::kuramoto_sum_chunks", Team(space, 1, mean_field_device_team),
-        KOKKOS_LAMBDA(typename Team::member_type const& team) {
-          Sums<2> const t = add_chunk_sums(team, all, chunks);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
-        });
+    mean_field_sums_detail::add_in_one_team(space, all, chunks, out);
     return;
   }
   Kokkos::parallel_reduce(
@@ -233,14 +236,12 @@ void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
       out);
 }
 
-// Teams of the mean-field passes, one per chunk: on a device of mean_field_device_team threads,
-// on a host backend of the backend's choice.
-template <class Policy, class ExecSpace>
-Policy mean_field_teams(ExecSpace const& space, int chunks) {
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
-    return Policy(space, chunks, Kokkos::AUTO);
-  else
-    return Policy(space, chunks, mean_field_device_team);
+// out = S, C of the last finished pass where finish_sums left them to the next pass (in_pass), in
+// the passes' order; otherwise finish_sums has written them to out already.
+template <class ExecSpace>
+void current_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
+                  SinCos<typename ExecSpace::memory_space> const& out) {
+  if (m.in_pass) mean_field_sums_detail::add_in_one_team(space, m.all, m.chunks, out);
 }
 
 }  // namespace parity::sde::detail

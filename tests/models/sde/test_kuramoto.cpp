@@ -3,8 +3,10 @@
 // r = I1(K r / D) / I0(K r / D); same seed, same numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 #include "models/sde/kuramoto.hpp"
@@ -147,19 +149,6 @@ TEST(Kuramoto, DeviceChunksFillWholeWaves) {
   EXPECT_EQ(mean_field_device_chunk_units(1, 1056), 256);
 }
 
-// One pass of `chunks` teams, team c storing the chunk sum (c + pass, -2 c) through the sink.
-void store_chunk_sums(sde::detail::ChunkSink<ExecSpace> const& sink, sde::detail::SinCos<MemSpace> const& out,
-                      int chunks, int pass) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  Kokkos::parallel_for(
-      "test::chunk_sums", Policy(ExecSpace(), chunks, Kokkos::AUTO), KOKKOS_LAMBDA(Policy::member_type const& team) {
-        sde::detail::Sums<2> s;
-        s.v[0] = double(team.league_rank() + pass);
-        s.v[1] = -2.0 * team.league_rank();
-        sink.store(team, s, out);
-      });
-}
-
 double test_phase(int i) { return 0.001 * double(i) + 1e-7 * double(i % 97) * double(i % 89); }
 
 Kokkos::View<double*, MemSpace> test_phases(int n) {
@@ -168,26 +157,7 @@ Kokkos::View<double*, MemSpace> test_phases(int n) {
   return Kokkos::create_mirror_view_and_copy(MemSpace(), h);
 }
 
-TEST(Kuramoto, LastTeamOfAPassAddsTheChunkSums) {
-  // Integer chunk sums (exact in any order): the team that arrives last adds all of them, and
-  // leaves the arrival count at zero for the next pass.
-  ExecSpace space;
-  int const chunks = 300;
-  auto const lay = sde::detail::mean_field_layout(chunks * 256, 1, 0, 1, 256);
-  ASSERT_EQ(lay.chunks(), chunks);
-  auto const m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, true);
-  ASSERT_TRUE(m.sink.last_team_adds);
-  sde::detail::SinCos<MemSpace> out("out");
-  for (int pass = 0; pass < 3; ++pass) {
-    store_chunk_sums(m.sink, out, chunks, pass);
-    sde::detail::finish_sums(space, m, out);  // nothing left to do
-    auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    EXPECT_EQ(h().v[0], chunks * (chunks - 1) / 2.0 + double(pass) * chunks) << "pass " << pass;
-    EXPECT_EQ(h().v[1], -double(chunks) * (chunks - 1));
-    auto const a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.sink.arrivals);
-    EXPECT_EQ(a(), 0u);
-  }
-}
+constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 
 TEST(Kuramoto, PhaseSumsAgreeWhicheverKernelAddsTheChunks) {
   ExecSpace space;
@@ -195,11 +165,12 @@ TEST(Kuramoto, PhaseSumsAgreeWhicheverKernelAddsTheChunks) {
   auto const lay = sde::detail::mean_field_layout(n, 1, 0, 1, 256);
   auto const x = test_phases(n);
   sde::detail::Sums<2> got[2];
-  for (bool last_team_adds : {false, true}) {
-    auto const m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, last_team_adds);
+  for (bool in_pass : {false, true}) {
+    auto m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, in_pass);
     sde::detail::SinCos<MemSpace> out("out");
     sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, out);
-    got[last_team_adds] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out)();
+    sde::detail::current_sums(space, m, out);
+    got[in_pass] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out)();
   }
   double s = 0, c = 0;
   for (int i = 0; i < n; ++i) s += std::sin(test_phase(i)), c += std::cos(test_phase(i));
@@ -207,11 +178,54 @@ TEST(Kuramoto, PhaseSumsAgreeWhicheverKernelAddsTheChunks) {
     EXPECT_NEAR(g.v[0], s, 1e-9 * n);
     EXPECT_NEAR(g.v[1], c, 1e-9 * n);
   }
-  // On a device finish_sums' one team adds in the last team's order: the same bits.
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+  // On a device finish_sums' one team adds in the passes' order: the same bits.
+  if constexpr (!on_host) {
     EXPECT_EQ(got[0].v[0], got[1].v[0]);
     EXPECT_EQ(got[0].v[1], got[1].v[1]);
   }
+}
+
+// `steps` SRK2 mean-field steps of n oscillators from test_phases, the chunk sums added after each
+// pass or by the next pass's teams; the final phases and S, C.
+std::pair<std::vector<double>, sde::detail::Sums<2>> mean_field_steps(int n, int steps, bool in_pass) {
+  ExecSpace space;
+  using Noise = sde::detail::KuramotoNoise<sde::NoiseLaw::gaussian, double>;
+  Noise const noise(7, n, 0.05);
+  auto const lay = sde::detail::mean_field_layout(n, Noise::per_block, 0, 1, 256);
+  Kokkos::View<double*, MemSpace> x("x", lay.slots()), y("y", lay.slots()), xp("xp", lay.slots());
+  Kokkos::deep_copy(x, 0.0);
+  Kokkos::deep_copy(Kokkos::subview(x, Kokkos::pair<int, int>(0, n)), test_phases(n));
+  sde::detail::OmegaOf<ExecSpace, double> const omega{{}, 0.5, true};
+  auto m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, in_pass);
+  sde::detail::SinCos<MemSpace> sc("sc"), sc_pred("sc_pred"), sc_next("sc_next");
+  sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, sc);
+  for (int s = 0; s < steps; ++s) {
+    sde::detail::mean_field_step<sde::Stepper::srk2>(space, lay, x, omega, s, 0.01, 2.0 / n, 1.0, noise, m, sc,
+                                                     sc_pred, sc_next, y, xp);
+    std::swap(sc, sc_next);
+  }
+  sde::detail::current_sums(space, m, sc);
+  auto const xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  return {std::vector<double>(xh.data(), xh.data() + n), Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sc)()};
+}
+
+TEST(Kuramoto, MeanFieldStepsAgreeWhicheverKernelAddsTheChunks) {
+  // 2 x 50001 oscillators (about 98 chunks): strong coupling, so a pass that read the wrong
+  // chunk sums (the pass's own, or a stale buffer) would move every phase differently.
+  int const n = 100002;
+  auto const [x0, s0] = mean_field_steps(n, 6, false);
+  auto const [x1, s1] = mean_field_steps(n, 6, true);
+  double const tol = on_host ? 1e-12 : 0.0;  // host: the loop and the teams add in other orders
+  double worst = 0;
+  for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(x0[std::size_t(i)] - x1[std::size_t(i)]));
+  EXPECT_LE(worst, tol);
+  EXPECT_NEAR(s0.v[0], s1.v[0], tol * n);
+  EXPECT_NEAR(s0.v[1], s1.v[1], tol * n);
+  // And S, C are those of the final phases.
+  double s = 0, c = 0;
+  for (double xi : x1) s += std::sin(xi), c += std::cos(xi);
+  EXPECT_NEAR(s1.v[0], s, 1e-9 * n);
+  EXPECT_NEAR(s1.v[1], c, 1e-9 * n);
 }
 
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
