@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -251,8 +252,8 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
 // sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
 // units), which finish_sums or each team of the next pass adds in chunk order over all ranks.
-template <Stepper S, class ExecSpace, class Real, class Noise>
-void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
+template <Stepper S, bool AddChunks, class ExecSpace, class Real, class Noise>
+void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
                      Noise const& noise, MeanFieldSums<ExecSpace>& m,
@@ -277,14 +278,14 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
   auto const part = m.mine;
-  auto const noise_in = m.input(sc);
+  auto const noise_in = m.template input<AddChunks>(sc);
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
         int const tb = t_begin + team.league_rank() * chunk_units;
         int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
-        Sums<2> const s0 = noise_in(team);
-        Real const s0_sin = Real(s0.v[0]), s0_cos = Real(s0.v[1]);
+        Real s0_team[2] = {0, 0};
+        noise_in.team_sums(team, s0_team);
         Sums<2> chunk;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -298,6 +299,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                 xs[k] = i < n ? x(l) : Real(0);
                 om[k] = i < n ? omega(l) : Real(0);
               }
+              Real const s0_sin = noise_in.sin_sum(s0_team), s0_cos = noise_in.cos_sum(s0_team);
               Real gdw[per_block];
               noise.block(step, t, gdw);
               for (int k = 0; k < per_block; ++k) {
@@ -328,14 +330,14 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     auto const part_c = m.mine;
-    auto const correct_in = m.input(sc_pred);
+    auto const correct_in = m.template input<AddChunks>(sc_pred);
     Kokkos::parallel_for(
         "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
           int const tb = t_begin + team.league_rank() * chunk_units;
           int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
-          Sums<2> const s1 = correct_in(team);
-          Real const s1_sin = Real(s1.v[0]), s1_cos = Real(s1.v[1]);
+          Real s1_team[2] = {0, 0};
+          correct_in.team_sums(team, s1_team);
           Sums<2> chunk;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, tb, te),
@@ -347,6 +349,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                   ps[k] = i < n ? xp(l) : Real(0);
                   om[k] = i < n ? omega(l) : Real(0);
                 }
+                Real const s1_sin = correct_in.sin_sum(s1_team), s1_cos = correct_in.cos_sum(s1_team);
                 for (int k = 0; k < per_block; ++k) {
                   int const i = t + k * blocks, l = (t - t_begin) + k * units;
                   if (i >= n) break;
@@ -364,6 +367,26 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
         });
     finish_sums(space, m, sc_next);
   }
+}
+
+// One mean-field step (mean_field_passes): with the chunk sums added by the passes' teams where
+// m.in_pass says so, a kernel of its own for each case.
+template <Stepper S, class ExecSpace, class Real, class Noise>
+void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
+                     Noise const& noise, MeanFieldSums<ExecSpace>& m,
+                     SinCos<typename ExecSpace::memory_space> const& sc,
+                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
+                     SinCos<typename ExecSpace::memory_space> const& sc_next,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
+  if (m.in_pass)
+    mean_field_passes<S, true>(space, lay, x, omega, step, dt, k_over_n, inv_gamma, noise, m, sc, sc_pred, sc_next, y,
+                               xp);
+  else
+    mean_field_passes<S, false>(space, lay, x, omega, step, dt, k_over_n, inv_gamma, noise, m, sc, sc_pred, sc_next, y,
+                                xp);
 }
 
 // sin x_j, cos x_j of two neighbouring columns of an all-pairs tile (2j, 2j + 1 of the tile), aligned
@@ -611,7 +634,13 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   detail::SinCos<Mem> sc_a("parity::sde::kuramoto_sums_a"), sc_b("parity::sde::kuramoto_sums_b"),
       sc_p("parity::sde::kuramoto_sums_predicted");
   detail::MeanFieldSums<ExecSpace> chunk_sums;
-  if (mean_field) chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks);
+  // Double keeps the kernel after each pass: in the passes whose teams take S, C at their start
+  // its noise pass took 70 registers instead of 62 (three blocks per multiprocessor instead of
+  // four), 1.08x the time of the passes that read them per unit
+  // (perf/results/2026-11-26-h200-one-gpu-3).
+  if (mean_field)
+    chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks,
+                                              std::is_same_v<Real, double> ? std::optional<bool>(false) : std::nullopt);
   Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::kuramoto_order"), samples, 2);
   int const bins = c.bins > 0 ? c.bins : 1;
   Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);

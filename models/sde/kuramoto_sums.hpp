@@ -27,8 +27,9 @@ using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum co
 inline constexpr int mean_field_host_chunk_units = 256;
 inline constexpr int mean_field_device_chunk_units_target = 4096;
 inline constexpr int mean_field_device_team = 256;
-// Up to this many chunks (8 per thread of a team) each team of a pass adds them on a device
-// (MeanFieldSums::in_pass); above, one parallel reduction after the pass.
+// Up to this many chunks (8 per thread of a team; 2^24 oscillators make 1,056 in float, 2,112 in
+// double) one team adds them on a device: each team of the next pass (MeanFieldSums::in_pass) or
+// one team after the pass; above, one parallel reduction after the pass.
 inline constexpr int mean_field_one_team_chunks = 2048;
 
 // Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
@@ -117,28 +118,39 @@ KOKKOS_INLINE_FUNCTION Sums<2> add_chunk_sums(Member const& team, Partials const
   return t;
 }
 
-// Where the teams of a pass find the sums S, C of the phases the pass starts from: each team adds
-// all ranks' chunk sums of the previous pass itself (add_chunks), or reads them from sc.
-template <class Mem>
+// Where the teams of a pass find the sums S, C of the phases the pass starts from. AddChunks: each
+// team adds all ranks' chunk sums of the previous pass at its start (team_sums) and keeps them;
+// otherwise every thread reads them from sc per unit (sin_sum, cos_sum), which keeps the kernel
+// free of the team's addition.
+template <class Mem, bool AddChunks>
 struct PassSums {
   Kokkos::View<double const* [2], Kokkos::LayoutRight, Mem> all;
   SinCos<Mem> sc;
   int chunks = 0;
-  bool add_chunks = false;
 
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION Sums<2> operator()(Member const& team) const {
-    if (add_chunks) return add_chunk_sums(team, all, chunks);
-    return sc();
+  template <class Member, class Real>
+  KOKKOS_INLINE_FUNCTION void team_sums(Member const& team, Real (&kept)[2]) const {
+    if (!AddChunks) return;
+    Sums<2> const t = add_chunk_sums(team, all, chunks);
+    kept[0] = Real(t.v[0]), kept[1] = Real(t.v[1]);
+  }
+  template <class Real>
+  KOKKOS_INLINE_FUNCTION Real sin_sum(Real const (&kept)[2]) const {
+    return AddChunks ? kept[0] : Real(sc().v[0]);
+  }
+  template <class Real>
+  KOKKOS_INLINE_FUNCTION Real cos_sum(Real const (&kept)[2]) const {
+    return AddChunks ? kept[1] : Real(sc().v[1]);
   }
 };
 
 // The chunk sums of sin, cos of the last pass (row c: chunk c) and their reduction over all ranks.
-// With in_pass every team of the next pass adds all chunk sums itself: a kernel after each pass
-// that adds them (one team, 1,056 chunks of 2^24 float oscillators) took 7.4 us on an H200, and
-// the last team of a pass adding them as long, 7 us more per pass, where a pass takes 98-146 us
-// (perf/results/2026-11-26-h200-one-gpu-3). Each team reads the 16.9 KB of chunk sums once, from
-// its multiprocessor's cache after the first; so only up to mean_field_one_team_chunks chunks.
+// With in_pass every team of the next pass adds all chunk sums itself. At 2^24 float oscillators on
+// an H200 the predictor and corrector then take 102-104 and 142-143 us with nothing between them,
+// against 98-99 and 140-141 us each followed by a 7.3-7.8 us kernel adding the chunk sums, and
+// 104-105 and 145-147 us with the last team of each pass adding them
+// (perf/results/2026-11-26-h200-one-gpu-3). A team reads the chunk sums (16 B each) from its
+// multiprocessor's cache after the first team there; so only up to mean_field_one_team_chunks.
 template <class ExecSpace>
 struct MeanFieldSums {
   using Mem = typename ExecSpace::memory_space;
@@ -153,7 +165,10 @@ struct MeanFieldSums {
   bool in_pass = false;
 
   // S, C for a pass that starts from the phases whose sums finish_sums wrote to sc (or left in all).
-  PassSums<Mem> input(SinCos<Mem> const& sc) const { return {all, sc, chunks, in_pass}; }
+  template <bool AddChunks>
+  PassSums<Mem, AddChunks> input(SinCos<Mem> const& sc) const {
+    return {all, sc, chunks};
+  }
 };
 
 // The chunk sums of lay's passes. in_pass on a device up to mean_field_one_team_chunks chunks,
