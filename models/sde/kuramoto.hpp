@@ -40,9 +40,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
-#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -254,14 +254,14 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
 // units), which finish_sums or each team of the next pass adds in chunk order over all ranks.
 template <Stepper S, bool AddChunks, class ExecSpace, class Real, class Noise>
 void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                     Noise const& noise, MeanFieldSums<ExecSpace>& m,
-                     SinCos<typename ExecSpace::memory_space> const& sc,
-                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
-                     SinCos<typename ExecSpace::memory_space> const& sc_next,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
+                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                       OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
+                       Noise const& noise, MeanFieldSums<ExecSpace>& m,
+                       SinCos<typename ExecSpace::memory_space> const& sc,
+                       SinCos<typename ExecSpace::memory_space> const& sc_pred,
+                       SinCos<typename ExecSpace::memory_space> const& sc_next,
+                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
+                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   constexpr int per_block = Noise::per_block;
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;

@@ -200,13 +200,14 @@ std::pair<std::vector<double>, sde::detail::Sums<2>> mean_field_steps(int n, int
   sde::detail::SinCos<MemSpace> sc("sc"), sc_pred("sc_pred"), sc_next("sc_next");
   sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, sc);
   for (int s = 0; s < steps; ++s) {
-    sde::detail::mean_field_step<sde::Stepper::srk2>(space, lay, x, omega, s, 0.01, 2.0 / n, 1.0, noise, m, sc,
-                                                     sc_pred, sc_next, y, xp);
+    sde::detail::mean_field_step<sde::Stepper::srk2>(space, lay, x, omega, s, 0.01, 2.0 / n, 1.0, noise, m, sc, sc_pred,
+                                                     sc_next, y, xp);
     std::swap(sc, sc_next);
   }
   sde::detail::current_sums(space, m, sc);
   auto const xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-  return {std::vector<double>(xh.data(), xh.data() + n), Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sc)()};
+  return {std::vector<double>(xh.data(), xh.data() + n),
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sc)()};
 }
 
 TEST(Kuramoto, MeanFieldStepsAgreeWhicheverKernelAddsTheChunks) {
