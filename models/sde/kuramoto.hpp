@@ -23,8 +23,7 @@
 // Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
 // the work is split: the M noise units (one thread each, below) are cut into chunks of
 // mean_field_chunk_units<ExecSpace>(M, wave), each chunk is reduced by one team, and the chunk sums are added by one
-// more reduction over all chunks, whose order depends only on their number (MeanFieldSums; on a device
-// every team of the next pass does it). Across ranks
+// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
 // (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
 // addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
@@ -40,7 +39,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -216,12 +214,11 @@ void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, Mean
       });
 }
 
-// The chunk sums of this rank's phases into m.mine, then finish_sums (out: their sum, unless the
-// next pass adds them).
+// Chunk sums of sin x, cos x of this rank's phases into m.mine.
 template <class ExecSpace, class Real>
 void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
-                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x, MeanFieldSums<ExecSpace>& m,
-                           SinCos<typename ExecSpace::memory_space> const& out) {
+                           Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                           MeanFieldSums<ExecSpace> const& m) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   auto const part = m.mine;
   Kokkos::parallel_for(
@@ -240,33 +237,31 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
         Kokkos::single(Kokkos::PerTeam(team),
                        [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
       });
-  finish_sums(space, m, out);
 }
 
 // One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
-// of the new phases to sc_next (with m.in_pass each pass's teams add the previous pass's chunk
-// sums instead, and sc, sc_pred, sc_next are not used). Euler: one pass. SRK2: the predictor pass draws the noise and
+// of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
 // evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
 // and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
 // sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
-// units), which finish_sums or each team of the next pass adds in chunk order over all ranks.
-template <Stepper S, bool AddChunks, class ExecSpace, class Real, class Noise>
-void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
-                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                       OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                       Noise const& noise, MeanFieldSums<ExecSpace>& m,
-                       SinCos<typename ExecSpace::memory_space> const& sc,
-                       SinCos<typename ExecSpace::memory_space> const& sc_pred,
-                       SinCos<typename ExecSpace::memory_space> const& sc_next,
-                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
-                       Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
+// units), which finish_sums adds in chunk order over all ranks.
+template <Stepper S, class ExecSpace, class Real, class Noise>
+void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
+                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
+                     Noise const& noise, MeanFieldSums<ExecSpace> const& m,
+                     SinCos<typename ExecSpace::memory_space> const& sc,
+                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
+                     SinCos<typename ExecSpace::memory_space> const& sc_next,
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
+                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   constexpr int per_block = Noise::per_block;
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
-  SinCos<typename ExecSpace::memory_space> const noise_out = S == Stepper::srk2 ? sc_pred : sc_next;
+  auto const part = m.mine;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
@@ -277,15 +272,11 @@ void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
-  auto const part = m.mine;
-  auto const noise_in = m.template input<AddChunks>(sc);
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
         int const tb = t_begin + team.league_rank() * chunk_units;
         int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
-        Real s0_team[2] = {0, 0};
-        noise_in.team_sums(team, s0_team);
         Sums<2> chunk;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -299,14 +290,14 @@ void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
                 xs[k] = i < n ? x(l) : Real(0);
                 om[k] = i < n ? omega(l) : Real(0);
               }
-              Real const s0_sin = noise_in.sin_sum(s0_team), s0_cos = noise_in.cos_sum(s0_team);
+              Sums<2> const s0 = sc();
               Real gdw[per_block];
               noise.block(step, t, gdw);
               for (int k = 0; k < per_block; ++k) {
                 int const i = t + k * blocks, l = (t - t_begin) + k * units;
                 if (i >= n) break;
                 Real const xi = xs[k];
-                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, s0_sin, s0_cos);
+                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
                 Real const p = xi + f0 * dt + gdw[k];
                 if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
                   y(l) = xi + f0 * half_dt + gdw[k];
@@ -325,19 +316,15 @@ void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
           part(team.league_rank(), 1) = chunk.v[1];
         });
       });
-  finish_sums(space, m, noise_out);
+  finish_sums(space, m, srk2 ? sc_pred : sc_next);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
-    auto const part_c = m.mine;
-    auto const correct_in = m.template input<AddChunks>(sc_pred);
     Kokkos::parallel_for(
         "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
           int const tb = t_begin + team.league_rank() * chunk_units;
           int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
-          Real s1_team[2] = {0, 0};
-          correct_in.team_sums(team, s1_team);
           Sums<2> chunk;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, tb, te),
@@ -349,11 +336,11 @@ void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
                   ps[k] = i < n ? xp(l) : Real(0);
                   om[k] = i < n ? omega(l) : Real(0);
                 }
-                Real const s1_sin = correct_in.sin_sum(s1_team), s1_cos = correct_in.cos_sum(s1_team);
+                Sums<2> const s1 = sc_pred();
                 for (int k = 0; k < per_block; ++k) {
                   int const i = t + k * blocks, l = (t - t_begin) + k * units;
                   if (i >= n) break;
-                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, s1_sin, s1_cos);
+                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
                   Real const xn = wrap_phase(ys[k] + f1 * half_dt);
                   x(l) = xn;
                   add_phase(acc, xn);
@@ -361,32 +348,12 @@ void mean_field_passes(ExecSpace const& space, MeanFieldLayout const& lay,
               },
               chunk);
           Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            part_c(team.league_rank(), 0) = chunk.v[0];
-            part_c(team.league_rank(), 1) = chunk.v[1];
+            part(team.league_rank(), 0) = chunk.v[0];
+            part(team.league_rank(), 1) = chunk.v[1];
           });
         });
     finish_sums(space, m, sc_next);
   }
-}
-
-// One mean-field step (mean_field_passes): with the chunk sums added by the passes' teams where
-// m.in_pass says so, a kernel of its own for each case.
-template <Stepper S, class ExecSpace, class Real, class Noise>
-void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                     Noise const& noise, MeanFieldSums<ExecSpace>& m,
-                     SinCos<typename ExecSpace::memory_space> const& sc,
-                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
-                     SinCos<typename ExecSpace::memory_space> const& sc_next,
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
-                     Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
-  if (m.in_pass)
-    mean_field_passes<S, true>(space, lay, x, omega, step, dt, k_over_n, inv_gamma, noise, m, sc, sc_pred, sc_next, y,
-                               xp);
-  else
-    mean_field_passes<S, false>(space, lay, x, omega, step, dt, k_over_n, inv_gamma, noise, m, sc, sc_pred, sc_next, y,
-                                xp);
 }
 
 // sin x_j, cos x_j of two neighbouring columns of an all-pairs tile (2j, 2j + 1 of the tile), aligned
@@ -634,13 +601,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
   detail::SinCos<Mem> sc_a("parity::sde::kuramoto_sums_a"), sc_b("parity::sde::kuramoto_sums_b"),
       sc_p("parity::sde::kuramoto_sums_predicted");
   detail::MeanFieldSums<ExecSpace> chunk_sums;
-  // Double keeps the kernel after each pass: in the passes whose teams take S, C at their start
-  // its noise pass took 70 registers instead of 62 (three blocks per multiprocessor instead of
-  // four), 1.08x the time of the passes that read them per unit
-  // (perf/results/2026-11-26-h200-one-gpu-3).
-  if (mean_field)
-    chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks,
-                                              std::is_same_v<Real, double> ? std::optional<bool>(false) : std::nullopt);
+  if (mean_field) chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks);
   Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::kuramoto_order"), samples, 2);
   int const bins = c.bins > 0 ? c.bins : 1;
   Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);
@@ -670,7 +631,8 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
     if (mean_field) {
       detail::mean_field_initialize<ExecSpace, Real>(space, c, lay, x, omega);
-      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums, sc_a);
+      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums);
+      detail::finish_sums(space, chunk_sums, sc_a);
     } else {
       detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
     }
@@ -715,7 +677,6 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
         }
       }
       if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
-      if (mean_field) detail::current_sums(space, chunk_sums, sc_a);
       detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist, mean_field ? &lay : nullptr);
       r.sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) report(step);

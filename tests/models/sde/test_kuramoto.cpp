@@ -3,10 +3,8 @@
 // r = I1(K r / D) / I0(K r / D); same seed, same numbers.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <utility>
 #include <vector>
 
 #include "models/sde/kuramoto.hpp"
@@ -147,86 +145,6 @@ TEST(Kuramoto, DeviceChunksFillWholeWaves) {
   // Small: never fewer than 256 units (one per thread of a team).
   EXPECT_EQ(mean_field_device_chunk_units(12500, 1056), 256);
   EXPECT_EQ(mean_field_device_chunk_units(1, 1056), 256);
-}
-
-double test_phase(int i) { return 0.001 * double(i) + 1e-7 * double(i % 97) * double(i % 89); }
-
-Kokkos::View<double*, MemSpace> test_phases(int n) {
-  auto h = Kokkos::View<double*, Kokkos::HostSpace>("x", n);
-  for (int i = 0; i < n; ++i) h(i) = test_phase(i);
-  return Kokkos::create_mirror_view_and_copy(MemSpace(), h);
-}
-
-constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-
-TEST(Kuramoto, PhaseSumsAgreeWhicheverKernelAddsTheChunks) {
-  ExecSpace space;
-  int const n = 100003;  // not a multiple of the chunk
-  auto const lay = sde::detail::mean_field_layout(n, 1, 0, 1, 256);
-  auto const x = test_phases(n);
-  sde::detail::Sums<2> got[2];
-  for (bool in_pass : {false, true}) {
-    auto m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, in_pass);
-    sde::detail::SinCos<MemSpace> out("out");
-    sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, out);
-    sde::detail::current_sums(space, m, out);
-    got[in_pass] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out)();
-  }
-  double s = 0, c = 0;
-  for (int i = 0; i < n; ++i) s += std::sin(test_phase(i)), c += std::cos(test_phase(i));
-  for (auto const& g : got) {
-    EXPECT_NEAR(g.v[0], s, 1e-9 * n);
-    EXPECT_NEAR(g.v[1], c, 1e-9 * n);
-  }
-  // On a device finish_sums' one team adds in the passes' order: the same bits.
-  if constexpr (!on_host) {
-    EXPECT_EQ(got[0].v[0], got[1].v[0]);
-    EXPECT_EQ(got[0].v[1], got[1].v[1]);
-  }
-}
-
-// `steps` SRK2 mean-field steps of n oscillators from test_phases, the chunk sums added after each
-// pass or by the next pass's teams; the final phases and S, C.
-std::pair<std::vector<double>, sde::detail::Sums<2>> mean_field_steps(int n, int steps, bool in_pass) {
-  ExecSpace space;
-  using Noise = sde::detail::KuramotoNoise<sde::NoiseLaw::gaussian, double>;
-  Noise const noise(7, n, 0.05);
-  auto const lay = sde::detail::mean_field_layout(n, Noise::per_block, 0, 1, 256);
-  Kokkos::View<double*, MemSpace> x("x", lay.slots()), y("y", lay.slots()), xp("xp", lay.slots());
-  Kokkos::deep_copy(x, 0.0);
-  Kokkos::deep_copy(Kokkos::subview(x, Kokkos::pair<int, int>(0, n)), test_phases(n));
-  sde::detail::OmegaOf<ExecSpace, double> const omega{{}, 0.5, true};
-  auto m = sde::detail::make_mean_field_sums(space, lay, sde::EnsembleRanks{}, in_pass);
-  sde::detail::SinCos<MemSpace> sc("sc"), sc_pred("sc_pred"), sc_next("sc_next");
-  sde::detail::mean_field_phase_sums<ExecSpace, double>(space, lay, x, m, sc);
-  for (int s = 0; s < steps; ++s) {
-    sde::detail::mean_field_step<sde::Stepper::srk2>(space, lay, x, omega, s, 0.01, 2.0 / n, 1.0, noise, m, sc, sc_pred,
-                                                     sc_next, y, xp);
-    std::swap(sc, sc_next);
-  }
-  sde::detail::current_sums(space, m, sc);
-  auto const xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-  return {std::vector<double>(xh.data(), xh.data() + n),
-          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sc)()};
-}
-
-TEST(Kuramoto, MeanFieldStepsAgreeWhicheverKernelAddsTheChunks) {
-  // 2 x 50001 oscillators (about 98 chunks): strong coupling, so a pass that read the wrong
-  // chunk sums (the pass's own, or a stale buffer) would move every phase differently.
-  int const n = 100002;
-  auto const [x0, s0] = mean_field_steps(n, 6, false);
-  auto const [x1, s1] = mean_field_steps(n, 6, true);
-  double const tol = on_host ? 1e-12 : 0.0;  // host: the loop and the teams add in other orders
-  double worst = 0;
-  for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(x0[std::size_t(i)] - x1[std::size_t(i)]));
-  EXPECT_LE(worst, tol);
-  EXPECT_NEAR(s0.v[0], s1.v[0], tol * n);
-  EXPECT_NEAR(s0.v[1], s1.v[1], tol * n);
-  // And S, C are those of the final phases.
-  double s = 0, c = 0;
-  for (double xi : x1) s += std::sin(xi), c += std::cos(xi);
-  EXPECT_NEAR(s1.v[0], s, 1e-9 * n);
-  EXPECT_NEAR(s1.v[1], c, 1e-9 * n);
 }
 
 TEST(Kuramoto, StationaryOrderParameterMatchesSelfConsistency) {
