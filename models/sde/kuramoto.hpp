@@ -20,15 +20,17 @@
 // B_i = sum_j K_ij cos x_j; the drift is cos x_i A_i - sin x_i B_i. O(N) transcendentals, O(N^2)
 // multiply-adds (adds only for constant K_ij = K / N, factored out).
 //
-// Sums and ranks. The mean-field sums S, C are added in a fixed order that does not depend on how
-// the work is split: the M noise units (one thread each, below) are cut into chunks of
-// mean_field_chunk_units<ExecSpace>(M, wave), each chunk is reduced by one team, and the chunk sums are added by one
-// more reduction over all chunks, whose order depends only on their number (MeanFieldSums). Across ranks
-// (KuramotoConfig::ranks) each rank owns a contiguous run of chunks, so its oscillators are those of its units
-// (MeanFieldLayout); the chunk sums of all ranks are all-gathered in chunk order through host memory before that last
-// addition, two exchanges of 16 bytes per chunk per SRK2 step, one per Euler step. Every rank's
-// noise and initial state are keyed by the global oscillator index, so r(t), psi(t) and the
-// histograms (integer counts, summed over ranks) are bit-identical for any rank count on a backend
+// Sums and ranks. The mean-field sums S, C do not depend on how the work is split: the M noise
+// units (one thread each, below) are cut into chunks of mean_field_chunk_units<ExecSpace>(M, wave),
+// each chunk is reduced by one team in an order set by the team size, and the chunk sums are added
+// exactly, as 128-bit fixed-point integers (algorithms/exact_sum.hpp), so in any order: each team
+// adds its chunk's sums with atomic integer additions at the end of the pass, and the next pass
+// reads them (MeanFieldSums). No kernel runs between passes. Across ranks (KuramotoConfig::ranks)
+// each rank owns a contiguous run of chunks, so its oscillators are those of its units
+// (MeanFieldLayout), and the integer counters of all ranks are summed after each pass through host
+// memory, 80 bytes per pass. Every rank's noise and initial state are keyed by the global
+// oscillator index, so r(t), psi(t) and the histograms (integer counts, summed over ranks) are
+// bit-identical for any rank count on a backend
 // and team size. All pairs keeps every phase on every rank: each rank computes the drift and
 // update of a contiguous run of row tiles, and the new phases are all-gathered after every stage
 // (N values per stage); row i's sum runs over the same columns in the same order as on one rank,
@@ -214,13 +216,13 @@ void mean_field_initialize(ExecSpace const& space, KuramotoConfig const& c, Mean
       });
 }
 
-// Chunk sums of sin x, cos x of this rank's phases into m.mine.
+// S, C of the phases x of all ranks into m.current() (each team adds its chunk's sums).
 template <class ExecSpace, class Real>
 void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                            Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                           MeanFieldSums<ExecSpace> const& m) {
+                           MeanFieldSums<ExecSpace>& m) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  auto const part = m.mine;
+  auto const out = m.next();
   Kokkos::parallel_for(
       "parity::sde::kuramoto_sums", mean_field_teams<Policy>(space, lay.chunks()),
       KOKKOS_LAMBDA(typename Policy::member_type const& team) {
@@ -234,34 +236,31 @@ void mean_field_phase_sums(ExecSpace const& space, MeanFieldLayout const& lay,
                 if (t + k * lay.blocks < lay.n) add_phase(acc, x(lay.slot(t, k)));
             },
             s);
-        Kokkos::single(Kokkos::PerTeam(team),
-                       [&]() { part(team.league_rank(), 0) = s.v[0], part(team.league_rank(), 1) = s.v[1]; });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { out.add(s); });
       });
+  m.advance(space);
 }
 
-// One mean-field step from `step`: reads the sums of the current phases from sc, writes the sums
-// of the new phases to sc_next. Euler: one pass. SRK2: the predictor pass draws the noise and
+// One mean-field step from `step`: reads the sums of the current phases from m.current(), leaves
+// those of the new phases there. Euler: one pass. SRK2: the predictor pass draws the noise and
 // evaluates the drift at x_i once, and keeps what the corrector needs, y_i = x_i + f0 dt/2 + g dW
 // and the predicted phase xp_i (two Reals per oscillator written and read back, instead of a
 // second Philox block, log, sqrt and sincos for the noise and a second sincos for f0 per
 // oscillator); the corrector pass x_i = y_i + f1(xp_i) dt/2 then reads y, xp and writes x.
-// sc_pred receives the predictor's sums. Each pass writes chunk sums (one team per chunk of
-// units), which finish_sums adds in chunk order over all ranks.
+// Each pass has one team per chunk of units; every thread of a team reads the sums the pass
+// starts from once, and the team adds its chunk's sums of the new phases to the pass's row of
+// counters (MeanFieldSums), and team 0 clears the row the next pass adds into.
 template <Stepper S, class ExecSpace, class Real, class Noise>
 void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
                      OmegaOf<ExecSpace, Real> const& omega, long step, Real dt, Real k_over_n, Real inv_gamma,
-                     Noise const& noise, MeanFieldSums<ExecSpace> const& m,
-                     SinCos<typename ExecSpace::memory_space> const& sc,
-                     SinCos<typename ExecSpace::memory_space> const& sc_pred,
-                     SinCos<typename ExecSpace::memory_space> const& sc_next,
+                     Noise const& noise, MeanFieldSums<ExecSpace>& m,
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& y = {},
                      Kokkos::View<Real*, typename ExecSpace::memory_space> const& xp = {}) {
   constexpr int per_block = Noise::per_block;
   int const n = lay.n, blocks = noise.blocks, t_end = lay.t0 + lay.units;
   int const t_begin = lay.t0, units = lay.units, chunk_units = lay.chunk_units;
   Real const half_dt = Real(0.5) * dt;
-  auto const part = m.mine;
   // Both passes run one thread per Philox block: oscillators t + k M, k < per_block. Launch
   // bounds (GPU backends only; see PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS).
   constexpr unsigned min_blocks =
@@ -272,11 +271,15 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
   constexpr bool srk2 = S == Stepper::srk2;
+  auto const noise_in = m.current(), noise_out = m.next(), noise_spare = m.spare();
   Kokkos::parallel_for(
       srk2 ? "parity::sde::kuramoto_mean_field_predict" : "parity::sde::kuramoto_mean_field_step",
       mean_field_teams<Policy>(space, lay.chunks()), KOKKOS_LAMBDA(Member const& team) {
         int const tb = t_begin + team.league_rank() * chunk_units;
         int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+        if (team.league_rank() == 0) Kokkos::single(Kokkos::PerTeam(team), [&]() { noise_spare.clear(); });
+        Sums<2> const s0 = noise_in.value();
+        Real const s0_sin = Real(s0.v[0]), s0_cos = Real(s0.v[1]);
         Sums<2> chunk;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, tb, te),
@@ -290,14 +293,13 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                 xs[k] = i < n ? x(l) : Real(0);
                 om[k] = i < n ? omega(l) : Real(0);
               }
-              Sums<2> const s0 = sc();
               Real gdw[per_block];
               noise.block(step, t, gdw);
               for (int k = 0; k < per_block; ++k) {
                 int const i = t + k * blocks, l = (t - t_begin) + k * units;
                 if (i >= n) break;
                 Real const xi = xs[k];
-                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, Real(s0.v[0]), Real(s0.v[1]));
+                Real const f0 = mean_field_drift(xi, om[k], k_over_n, inv_gamma, s0_sin, s0_cos);
                 Real const p = xi + f0 * dt + gdw[k];
                 if (srk2) {  // a constant; not `if constexpr`: nvcc's extended lambdas may not first-capture there
                   y(l) = xi + f0 * half_dt + gdw[k];
@@ -311,20 +313,21 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
               }
             },
             chunk);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          part(team.league_rank(), 0) = chunk.v[0];
-          part(team.league_rank(), 1) = chunk.v[1];
-        });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { noise_out.add(chunk); });
       });
-  finish_sums(space, m, srk2 ? sc_pred : sc_next);
+  m.advance(space);
   if constexpr (srk2) {
     // The same oscillators per thread as the predictor, loads first (one oscillator per thread
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
+    auto const correct_in = m.current(), correct_out = m.next(), correct_spare = m.spare();
     Kokkos::parallel_for(
         "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
         KOKKOS_LAMBDA(Member const& team) {
           int const tb = t_begin + team.league_rank() * chunk_units;
           int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
+          if (team.league_rank() == 0) Kokkos::single(Kokkos::PerTeam(team), [&]() { correct_spare.clear(); });
+          Sums<2> const s1 = correct_in.value();
+          Real const s1_sin = Real(s1.v[0]), s1_cos = Real(s1.v[1]);
           Sums<2> chunk;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, tb, te),
@@ -336,23 +339,19 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
                   ps[k] = i < n ? xp(l) : Real(0);
                   om[k] = i < n ? omega(l) : Real(0);
                 }
-                Sums<2> const s1 = sc_pred();
                 for (int k = 0; k < per_block; ++k) {
                   int const i = t + k * blocks, l = (t - t_begin) + k * units;
                   if (i >= n) break;
-                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, Real(s1.v[0]), Real(s1.v[1]));
+                  Real const f1 = mean_field_drift(ps[k], om[k], k_over_n, inv_gamma, s1_sin, s1_cos);
                   Real const xn = wrap_phase(ys[k] + f1 * half_dt);
                   x(l) = xn;
                   add_phase(acc, xn);
                 }
               },
               chunk);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            part(team.league_rank(), 0) = chunk.v[0];
-            part(team.league_rank(), 1) = chunk.v[1];
-          });
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { correct_out.add(chunk); });
         });
-    finish_sums(space, m, sc_next);
+    m.advance(space);
   }
 }
 
@@ -509,12 +508,12 @@ void all_pairs_update(ExecSpace const& space, Kokkos::View<Real*, typename ExecS
       });
 }
 
-// Order parameter (r, psi) from the sums, and the histogram of x mod 2 pi, into row s. With a
-// mean-field layout, x holds its slots (the histogram counts this rank's oscillators only), and r
-// divides by all ranks' oscillators.
-template <class ExecSpace, class Real>
+// Order parameter (r, psi) from the sums S, C (sums.value()), and the histogram of x mod 2 pi, into
+// row s. With a mean-field layout, x holds its slots (the histogram counts this rank's oscillators
+// only), and r divides by all ranks' oscillators.
+template <class ExecSpace, class Real, class SumsIn>
 void kuramoto_record(ExecSpace const& space, Kokkos::View<Real*, typename ExecSpace::memory_space> const& x,
-                     SinCos<typename ExecSpace::memory_space> const& sc, int s, int bins,
+                     SumsIn const& sums, int s, int bins,
                      Kokkos::View<double**, typename ExecSpace::memory_space> const& order,
                      Kokkos::View<int**, typename ExecSpace::memory_space> const& hist,
                      MeanFieldLayout const* layout = nullptr) {
@@ -524,7 +523,7 @@ void kuramoto_record(ExecSpace const& space, Kokkos::View<Real*, typename ExecSp
   MeanFieldLayout const lay = layout ? *layout : MeanFieldLayout{};
   Kokkos::parallel_for(
       "parity::sde::kuramoto_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(int) {
-        Sums<2> const v = sc();
+        Sums<2> const v = sums.value();
         order(s, 0) = Kokkos::sqrt(v.v[0] * v.v[0] + v.v[1] * v.v[1]) / double(n);
         order(s, 1) = Kokkos::atan2(v.v[0], v.v[1]);
       });
@@ -598,10 +597,9 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       xp = Kokkos::View<Real*, Mem>(Kokkos::view_alloc(space, "parity::sde::kuramoto_phase_predicted"), n);
     }
   }
-  detail::SinCos<Mem> sc_a("parity::sde::kuramoto_sums_a"), sc_b("parity::sde::kuramoto_sums_b"),
-      sc_p("parity::sde::kuramoto_sums_predicted");
-  detail::MeanFieldSums<ExecSpace> chunk_sums;
-  if (mean_field) chunk_sums = detail::make_mean_field_sums(space, lay, c.ranks);
+  detail::SinCos<Mem> sc_all_pairs("parity::sde::kuramoto_sums_all_pairs");
+  detail::MeanFieldSums<ExecSpace> sums;
+  if (mean_field) sums = detail::make_mean_field_sums(space, c.ranks);
   Kokkos::View<double**, Mem> order(Kokkos::view_alloc(space, "parity::sde::kuramoto_order"), samples, 2);
   int const bins = c.bins > 0 ? c.bins : 1;
   Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::kuramoto_histogram"), samples, bins);
@@ -631,8 +629,7 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::kuramoto::initialize");
     if (mean_field) {
       detail::mean_field_initialize<ExecSpace, Real>(space, c, lay, x, omega);
-      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, chunk_sums);
-      detail::finish_sums(space, chunk_sums, sc_a);
+      detail::mean_field_phase_sums<ExecSpace, Real>(space, lay, x, sums);
     } else {
       detail::kuramoto_initialize<ExecSpace, Real>(space, c, x, omega);
     }
@@ -652,12 +649,11 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
       for (; step < end; ++step) {
         if (mean_field) {
           if (c.stepper == Stepper::srk2)
-            detail::mean_field_step<Stepper::srk2>(space, lay, x, om, step, dt, k_over_n, inv_gamma, noise, chunk_sums,
-                                                   sc_a, sc_p, sc_b, y, xp);
+            detail::mean_field_step<Stepper::srk2>(space, lay, x, om, step, dt, k_over_n, inv_gamma, noise, sums, y,
+                                                   xp);
           else
             detail::mean_field_step<Stepper::euler_maruyama>(space, lay, x, om, step, dt, k_over_n, inv_gamma, noise,
-                                                             chunk_sums, sc_a, sc_p, sc_b);
-          std::swap(sc_a, sc_b);
+                                                             sums);
         } else {
           detail::all_pairs_drift<ExecSpace, Real>(space, x, om, kmat, k_over_n, inv_gamma, c.tile, f0, part_a, part_b,
                                                    row0, row1);
@@ -676,8 +672,13 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
           if (step + 1 < end && clock.seconds() - last >= 0.5) report(step + 1);
         }
       }
-      if (!mean_field) detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_a);
-      detail::kuramoto_record<ExecSpace, Real>(space, x, sc_a, s, c.bins, order, hist, mean_field ? &lay : nullptr);
+      if (mean_field) {
+        detail::kuramoto_record<ExecSpace, Real>(space, x, sums.current(), s, c.bins, order, hist, &lay);
+      } else {
+        detail::kuramoto_sums<ExecSpace, Real>(space, x, sc_all_pairs);
+        detail::kuramoto_record<ExecSpace, Real>(space, x, detail::SinCosValue<Mem>{sc_all_pairs}, s, c.bins, order,
+                                                 hist);
+      }
       r.sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) report(step);
     }

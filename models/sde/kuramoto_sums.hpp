@@ -1,17 +1,26 @@
 #pragma once
-// The mean-field Kuramoto sums S = sum sin x_j, C = sum cos x_j in a fixed order for any split of
-// the oscillators over ranks (see kuramoto.hpp): which oscillators a rank holds (MeanFieldLayout),
-// the chunk sums of its passes and their reduction over all ranks (MeanFieldSums, finish_sums).
+// The mean-field Kuramoto sums S = sum sin x_j, C = sum cos x_j, the same bits for any split of the
+// oscillators over ranks (see kuramoto.hpp): which oscillators a rank holds (MeanFieldLayout), and
+// the exact sums of the chunk sums of its passes over all ranks (SinCosCounters, MeanFieldSums).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdint>
 #include <span>
 
 #include "models/sde/ensemble.hpp"
+#include "parity/algorithms/exact_sum.hpp"
 
 namespace parity::sde::detail {
 
 template <class Mem>
 using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum cos x_j
+
+// The sums of a SinCos view as kuramoto_record reads them.
+template <class Mem>
+struct SinCosValue {
+  SinCos<Mem> sums;
+  KOKKOS_INLINE_FUNCTION Sums<2> value() const { return sums(); }
+};
 
 // Noise units per chunk of the mean-field sums (see kuramoto.hpp), the unit of the split across
 // ranks. On a host backend 256 (a team of one thread per chunk: enough chunks for every thread at
@@ -24,8 +33,6 @@ using SinCos = Kokkos::View<Sums<2>, Mem>;  // v[0] = sum sin x_j, v[1] = sum co
 inline constexpr int mean_field_host_chunk_units = 256;
 inline constexpr int mean_field_device_chunk_units_target = 4096;
 inline constexpr int mean_field_device_team = 256;
-// Up to this many chunks (8 per thread of a team) one team adds them on a device (finish_sums).
-inline constexpr int mean_field_one_team_chunks = 2048;
 
 // Units per device chunk for M units in all and `wave` teams resident at once: the smallest chunk
 // that cuts the units into at most a whole number of waves of about 4096-unit chunks, at least 256
@@ -87,86 +94,77 @@ inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ran
   return lay;
 }
 
-// Chunk sums of sin, cos (row c: this rank's chunk c) and their reduction over all ranks' chunks.
+// S, C of one set of phases as exact-sum counters (exact_sum.hpp): row `row` of the counters of
+// MeanFieldSums. Teams add their chunk's sums with atomic integer additions, so S, C are the same
+// bits whatever the order in which the teams of a pass, or the ranks, finish.
+template <class Mem>
+struct SinCosCounters {
+  Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight, Mem> counts;
+  int row = 0;
+
+  // v[0] = S, v[1] = C.
+  KOKKOS_INLINE_FUNCTION Sums<2> value() const {
+    Sums<2> s;
+    s.v[0] = algorithms::exact_sum_value(&counts(row, 0, 0));
+    s.v[1] = algorithms::exact_sum_value(&counts(row, 1, 0));
+    return s;
+  }
+  // Adds one chunk's sums (atomic; zero limbs are skipped).
+  KOKKOS_INLINE_FUNCTION void add(Sums<2> const& chunk) const {
+    for (int k = 0; k < 2; ++k) algorithms::exact_sum_atomic_add(&counts(row, k, 0), chunk.v[k]);
+  }
+  KOKKOS_INLINE_FUNCTION void clear() const {
+    for (int k = 0; k < 2; ++k)
+      for (int j = 0; j < algorithms::exact_sum_counters; ++j) counts(row, k, j) = 0;
+  }
+};
+
+// The sums of the mean-field passes in three rows of counters, used in turn: a pass reads the
+// sums of the phases it starts from (current()), adds those of its new phases into next(), and
+// clears spare(), the row the pass after it adds into. No kernel between passes: the sums are
+// never gathered in an order. On several ranks each rank's counters of a pass are summed over all
+// ranks (integer sums, exact) after the pass, through host memory.
 template <class ExecSpace>
 struct MeanFieldSums {
-  using Partials = Kokkos::View<double* [2], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
-  using HostPartials = Kokkos::View<double* [2], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  Partials mine, all;  // `all` is `mine` on one rank
-  HostPartials mine_host, all_host;  // several ranks: staging for the all-gather
+  using Mem = typename ExecSpace::memory_space;
+  using Counts =
+      Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight, Mem>;
+  using HostCounts = Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight,
+                                  Kokkos::HostSpace>;
+  Counts counts;
+  HostCounts counts_host;  // several ranks: staging for the sum over ranks
   EnsembleRanks ranks;
+  int row = 0;  // the row of the current phases' sums
+
+  SinCosCounters<Mem> current() const { return {counts, row}; }
+  SinCosCounters<Mem> next() const { return {counts, (row + 1) % 3}; }
+  SinCosCounters<Mem> spare() const { return {counts, (row + 2) % 3}; }
+
+  // After a pass has added into next(): the sums of all ranks there, and next() becomes current().
+  void advance(ExecSpace const& space) {
+    row = (row + 1) % 3;
+    if (ranks.size <= 1) return;
+    auto const mine = Kokkos::subview(counts, row, Kokkos::ALL, Kokkos::ALL);
+    auto const mine_host = Kokkos::subview(counts_host, row, Kokkos::ALL, Kokkos::ALL);
+    Kokkos::deep_copy(space, mine_host, mine);
+    space.fence("parity::sde::kuramoto_sums_to_host");
+    static_assert(sizeof(algorithms::ExactSumCounter) == sizeof(std::int64_t));
+    ranks.sum(std::span<std::int64_t>(reinterpret_cast<std::int64_t*>(mine_host.data()), mine_host.size()));
+    Kokkos::deep_copy(space, mine, mine_host);
+    // A rank without oscillators runs passes of no teams, which clear nothing.
+    Kokkos::deep_copy(space, Kokkos::subview(counts, (row + 1) % 3, Kokkos::ALL, Kokkos::ALL),
+                      algorithms::ExactSumCounter(0));
+  }
 };
 
 template <class ExecSpace>
-MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, MeanFieldLayout const& lay,
-                                              EnsembleRanks const& ranks) {
+MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, EnsembleRanks const& ranks) {
   MeanFieldSums<ExecSpace> m;
-  using Partials = typename MeanFieldSums<ExecSpace>::Partials;
-  using HostPartials = typename MeanFieldSums<ExecSpace>::HostPartials;
   m.ranks = ranks;
-  m.mine = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums"), lay.chunks());
-  m.all = m.mine;
-  if (ranks.size > 1) {
-    long const chunks = (lay.blocks + lay.chunk_units - 1) / lay.chunk_units;
-    m.all = Partials(Kokkos::view_alloc(space, "parity::sde::kuramoto_chunk_sums_all"), chunks);
-    m.mine_host = HostPartials("parity::sde::kuramoto_chunk_sums_host", lay.chunks());
-    m.all_host = HostPartials("parity::sde::kuramoto_chunk_sums_all_host", chunks);
-  }
+  m.counts = typename MeanFieldSums<ExecSpace>::Counts(Kokkos::view_alloc(space, "parity::sde::kuramoto_sums"), 3);
+  if (ranks.size > 1)
+    m.counts_host = typename MeanFieldSums<ExecSpace>::HostCounts("parity::sde::kuramoto_sums_host", 3);
   return m;
-}
-
-// out = the sum of the chunk sums of all ranks: on a host backend one loop in chunk order (no
-// kernel launch: a launch more per pass costs each step a synchronisation of all threads), on a
-// device one team (up to mean_field_one_team_chunks chunks) or one parallel reduction over the
-// chunks; either order depends only on their number (the same on every rank count). One team of 128
-// threads adding 16,384 chunks took 60 us per pass at 2^24 oscillators on an H100, half as long as
-// the pass itself (perf/results/2026-11-26-h100-kuramoto-one-rank).
-template <class ExecSpace>
-void finish_sums(ExecSpace const& space, MeanFieldSums<ExecSpace> const& m,
-                 SinCos<typename ExecSpace::memory_space> const& out) {
-  if (m.ranks.size > 1) {
-    Kokkos::deep_copy(space, m.mine_host, m.mine);
-    space.fence("parity::sde::kuramoto_chunk_sums_to_host");
-    m.ranks.all_gather(std::span<double const>(m.mine_host.data(), m.mine_host.size()),
-                       std::span<double>(m.all_host.data(), m.all_host.size()));
-    Kokkos::deep_copy(space, m.all, m.all_host);
-  }
-  auto const all = m.all;
-  int const chunks = int(all.extent(0));
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
-    space.fence("parity::sde::kuramoto_chunk_sums");
-    Sums<2> t;
-    for (int c = 0; c < chunks; ++c) t.v[0] += all(c, 0), t.v[1] += all(c, 1);
-    out() = t;
-    return;
-  }
-  if (chunks <= mean_field_one_team_chunks) {
-    // One team: no second stage. Kokkos' reduction over the 1,056 chunks of 2^24 float
-    // oscillators ran as 5 blocks and a last-block stage, 7.5-7.7 us after each pass (ncu on an
-    // H200, perf/results/2026-11-26-h200-one-gpu-2), where the passes take 103-139 us.
-    using Team = Kokkos::TeamPolicy<ExecSpace>;
-    Kokkos::parallel_for(
-        "parity::sde::kuramoto_sum_chunks", Team(space, 1, mean_field_device_team),
-        KOKKOS_LAMBDA(typename Team::member_type const& team) {
-          Sums<2> t;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, chunks),
-              [&](int c, Sums<2>& acc) {
-                acc.v[0] += all(c, 0);
-                acc.v[1] += all(c, 1);
-              },
-              t);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { out() = t; });
-        });
-    return;
-  }
-  Kokkos::parallel_reduce(
-      "parity::sde::kuramoto_sum_chunks", Kokkos::RangePolicy<ExecSpace>(space, 0, chunks),
-      KOKKOS_LAMBDA(int c, Sums<2>& acc) {
-        acc.v[0] += all(c, 0);
-        acc.v[1] += all(c, 1);
-      },
-      out);
 }
 
 // Teams of the mean-field passes, one per chunk: on a device of mean_field_device_team threads,

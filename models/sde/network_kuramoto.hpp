@@ -395,7 +395,8 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
       for (int r = 0; r < nr; ++r) {
         auto const xr = detail::column<ExecSpace, Real>(x_all, r);
         detail::kuramoto_sums<ExecSpace, Real>(space, xr, sums);
-        detail::kuramoto_record<ExecSpace, Real>(space, xr, sums, s, c.bins, order[r], hist[r]);
+        detail::kuramoto_record<ExecSpace, Real>(space, xr, detail::SinCosValue<Mem>{sums}, s, c.bins, order[r],
+                                                 hist[r]);
       }
       sample_steps.push_back(step);
       if (clock.seconds() - last >= 0.5 || s + 1 == samples) {
