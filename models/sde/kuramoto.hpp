@@ -28,7 +28,7 @@
 // reads them (MeanFieldSums). No kernel runs between passes. Across ranks (KuramotoConfig::ranks)
 // each rank owns a contiguous run of chunks, so its oscillators are those of its units
 // (MeanFieldLayout), and the integer counters of all ranks are summed after each pass through host
-// memory, 80 bytes per pass. Every rank's noise and initial state are keyed by the global
+// memory, 128 bytes per pass. Every rank's noise and initial state are keyed by the global
 // oscillator index, so r(t), psi(t) and the histograms (integer counts, summed over ranks) are
 // bit-identical for any rank count on a backend
 // and team size. All pairs keeps every phase on every rank: each rank computes the drift and
@@ -267,6 +267,9 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
       std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
   using PassBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
   using Policy = Kokkos::TeamPolicy<ExecSpace, PassBounds>;
+  constexpr unsigned correct_min_blocks = std::is_same_v<Real, float> ? min_blocks : 4;
+  using CorrectPolicy =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<(correct_min_blocks > 0 ? 256 : 0), correct_min_blocks>>;
   using Member = typename Policy::member_type;
   // The noise pass: SRK2's predictor (keeps y and the predicted phase, sums the latter) or the
   // whole Euler step (sums the new phase).
@@ -321,8 +324,8 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
     // left each thread one load in flight; the predicted sums were also reloaded per oscillator).
     auto const correct_in = m.current(), correct_out = m.next(), correct_spare = m.spare();
     Kokkos::parallel_for(
-        "parity::sde::kuramoto_mean_field_correct", mean_field_teams<Policy>(space, lay.chunks()),
-        KOKKOS_LAMBDA(Member const& team) {
+        "parity::sde::kuramoto_mean_field_correct", mean_field_teams<CorrectPolicy>(space, lay.chunks()),
+        KOKKOS_LAMBDA(typename CorrectPolicy::member_type const& team) {
           int const tb = t_begin + team.league_rank() * chunk_units;
           int const te = tb + chunk_units < t_end ? tb + chunk_units : t_end;
           if (team.league_rank() == 0) Kokkos::single(Kokkos::PerTeam(team), [&]() { correct_spare.clear(); });

@@ -94,12 +94,17 @@ inline MeanFieldLayout mean_field_layout(int n, int per_block, int rank, int ran
   return lay;
 }
 
+// Counters per sum in a row of MeanFieldSums: exact_sum_counters, padded so that a row of S and C
+// fills one 128-byte line and the row a pass reads shares no line with the row it adds into.
+inline constexpr int mean_field_counters = 8;
+static_assert(mean_field_counters >= algorithms::exact_sum_counters);
+
 // S, C of one set of phases as exact-sum counters (exact_sum.hpp): row `row` of the counters of
 // MeanFieldSums. Teams add their chunk's sums with atomic integer additions, so S, C are the same
 // bits whatever the order in which the teams of a pass, or the ranks, finish.
 template <class Mem>
 struct SinCosCounters {
-  Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight, Mem> counts;
+  Kokkos::View<algorithms::ExactSumCounter* [2][mean_field_counters], Kokkos::LayoutRight, Mem> counts;
   int row = 0;
 
   // v[0] = S, v[1] = C.
@@ -115,7 +120,7 @@ struct SinCosCounters {
   }
   KOKKOS_INLINE_FUNCTION void clear() const {
     for (int k = 0; k < 2; ++k)
-      for (int j = 0; j < algorithms::exact_sum_counters; ++j) counts(row, k, j) = 0;
+      for (int j = 0; j < mean_field_counters; ++j) counts(row, k, j) = 0;
   }
 };
 
@@ -127,10 +132,9 @@ struct SinCosCounters {
 template <class ExecSpace>
 struct MeanFieldSums {
   using Mem = typename ExecSpace::memory_space;
-  using Counts =
-      Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight, Mem>;
-  using HostCounts = Kokkos::View<algorithms::ExactSumCounter* [2][algorithms::exact_sum_counters], Kokkos::LayoutRight,
-                                  Kokkos::HostSpace>;
+  using Counts = Kokkos::View<algorithms::ExactSumCounter* [2][mean_field_counters], Kokkos::LayoutRight, Mem>;
+  using HostCounts =
+      Kokkos::View<algorithms::ExactSumCounter* [2][mean_field_counters], Kokkos::LayoutRight, Kokkos::HostSpace>;
   Counts counts;
   HostCounts counts_host;  // several ranks: staging for the sum over ranks
   EnsembleRanks ranks;

@@ -91,7 +91,7 @@ TEST(ExactSum, UnusableTermsGiveNaN) {
 // Every term added by its own atomic additions into one set of counters, all at once; a second set
 // receives -2 times each term.
 Counters add_concurrently(std::vector<double> const& terms) {
-  Kokkos::View<alg::ExactSumCounter* [alg::exact_sum_counters], MemSpace> counts("counts", 2);
+  Kokkos::View<alg::ExactSumCounter * [alg::exact_sum_counters], Kokkos::LayoutRight, MemSpace> counts("counts", 2);
   auto const d = parity::test::to_device(terms);
   Kokkos::parallel_for(
       "parity::test::exact_sum_add", Kokkos::RangePolicy<ExecSpace>(0, int(terms.size())), KOKKOS_LAMBDA(int i) {
