@@ -60,15 +60,17 @@
 // Launch bounds of the mean-field passes: blocks of 256 threads per multiprocessor (0: none, the
 // compiler's register choice). Measured on an H200 at 2^24 oscillators: float 8
 // (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72 registers,
-// 37.5 % occupancy); double is fastest without (6: +14 %, 8: +25 %). The corrector takes them
-// too: Kokkos sizes a reduction's grid for one full wave, so a corrector at 40 registers (75 %
-// occupancy) ran in 1.33 waves (perf/results/2026-11-23-h200-cubature-hcubature and
-// 2026-11-23-h200-kuramoto-cubature-batches).
+// 37.5 % occupancy; perf/results/2026-11-23-h200-cubature-hcubature and
+// 2026-11-23-h200-kuramoto-cubature-batches); the corrector takes them too. Double: the noise pass
+// at 3 (<= 80 registers, 268 us a predictor against 275-276 us at 96 registers) and the corrector
+// at 4 (<= 64; without a bound it took 68, three blocks per multiprocessor), in
+// perf/results/2026-11-26-h200-one-gpu-4; both passes at 6 or 8 blocks took 14 % or 25 % longer
+// (the 2026-11-23 folders above).
 #ifndef PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS
 #define PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS 8
 #endif
 #ifndef PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS
-#define PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS 0
+#define PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS 3
 #endif
 
 namespace parity::sde {
@@ -267,7 +269,7 @@ void mean_field_step(ExecSpace const& space, MeanFieldLayout const& lay,
       std::is_same_v<Real, float> ? PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS : PARITY_SDE_KURAMOTO_DOUBLE_MIN_BLOCKS;
   using PassBounds = Kokkos::LaunchBounds<(min_blocks > 0 ? 256 : 0), min_blocks>;
   using Policy = Kokkos::TeamPolicy<ExecSpace, PassBounds>;
-  constexpr unsigned correct_min_blocks = std::is_same_v<Real, float> ? min_blocks : 4;
+  constexpr unsigned correct_min_blocks = std::is_same_v<Real, float> ? min_blocks : 4;  // double: see above
   using CorrectPolicy =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<(correct_min_blocks > 0 ? 256 : 0), correct_min_blocks>>;
   using Member = typename Policy::member_type;
