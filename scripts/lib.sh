@@ -50,8 +50,7 @@ parity_mode() {
 
 # Runs a command in the build environment with the repository as the working tree.
 # In the sysroot the repository is bind-mounted at /parity in a private mount namespace, so the
-# mounts vanish with the command and concurrent runs do not interfere. PARITY_HOST_MOUNT=/mnt
-# also mounts the host's file system there, for commands given paths outside the repository.
+# mounts vanish with the command and concurrent runs do not interfere.
 in_build_env() {
   local mode
   mode=$(parity_mode)
@@ -69,10 +68,9 @@ in_build_env() {
       unshare --mount --propagation private -- /bin/bash -c '
         set -e
         root=$1; repo=$2; inner=$3; cwd=$4; shift 4
-        if [[ -n "${PARITY_HOST_MOUNT:-}" ]]; then mount --rbind / "$root$PARITY_HOST_MOUNT"; fi
         mount --bind "$repo" "$root$inner"
         mount -t proc proc "$root/proc"
-        mount --bind /dev "$root/dev"
+        mount --rbind /dev "$root/dev"
         mount --bind /sys "$root/sys"   # libgomp reads the CPU topology for OMP_PLACES
         exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
           /bin/bash -c "cd \"\$0\" && exec \"\$@\"" "$cwd" "$@"
@@ -81,4 +79,56 @@ in_build_env() {
       ;;
     *) die "no build environment yet: run scripts/setup first" ;;
   esac
+}
+
+# Replaces the calling shell by PROGRAM ARGS run as if on the host: the caller's working folder,
+# the host's files at their own paths, the standard streams, the environment (less the host's
+# search paths), signals (the program takes over this process, so a signal sent to the wrapper
+# reaches it) and the exit status. PROGRAM is a path on the host. In the sysroot the host's
+# folders outside the system ones (/usr, /etc, /var, ...) and /var/tmp are bind-mounted at their
+# own paths, and so are the repository and the working folder wherever they lie.
+exec_as_host() {
+  local mode
+  mode=$(parity_mode)
+  case "$mode" in
+    native) exec "$@" ;;
+    sysroot) ;;
+    *) die "no build environment yet: run scripts/setup first" ;;
+  esac
+  local binds=() entry
+  for entry in /*; do
+    [[ -d "$entry" && ! -L "$entry" ]] || continue
+    case "$entry" in
+      /bin|/boot|/dev|/etc|/lib|/lib32|/lib64|/libx32|/lost+found|/proc|/run|/sbin|/sys|/usr|/var) continue ;;
+    esac
+    binds+=("$entry")
+  done
+  # /var/tmp holds users' files too; the repository and the caller's folder may lie under a
+  # system folder (/var/tmp, /usr/src).
+  [[ -d /var/tmp ]] && binds+=(/var/tmp)
+  local extra
+  for extra in "$PARITY_REPO" "$PWD"; do
+    case "$extra/" in
+      /bin/*|/boot/*|/etc/*|/lib/*|/lib32/*|/lib64/*|/libx32/*|/run/*|/sbin/*|/usr/*|/var/*) binds+=("$extra") ;;
+    esac
+  done
+  local env_vars=() var
+  for var in $(compgen -e); do
+    case "$var" in PATH|LD_*|PYTHONHOME|PYTHONPATH|BASH_ENV|ENV|SHLVL|_) continue ;; esac
+    env_vars+=("$var=${!var}")
+  done
+  exec unshare --mount --propagation private -- /bin/bash -c '
+    set -e
+    root=$1; cwd=$2; n=$3; shift 3
+    for ((i = 0; i < n; i++)); do
+      mkdir -p "$root$1"
+      mount --rbind "$1" "$root$1"
+      shift
+    done
+    mount -t proc proc "$root/proc"
+    mount --rbind /dev "$root/dev"
+    mount --bind /sys "$root/sys"   # libgomp reads the CPU topology for OMP_PLACES
+    exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin "$@"
+  ' parity-sysroot "$PARITY_SYSROOT" "$PWD" "${#binds[@]}" "${binds[@]}" \
+    "${env_vars[@]}" /bin/bash -c 'cd -- "$0" && exec "$@"' "$PWD" "$@"
 }

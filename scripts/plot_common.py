@@ -68,17 +68,6 @@ def require_packages(script):
     warnings.filterwarnings("ignore", category=RuntimeWarning)
 
 
-def resolve(path):
-    """The path as this process sees it. scripts/plot may run us inside the build environment,
-    where the host's file system is mounted at PARITY_HOST_MOUNT and the user's working folder
-    was PARITY_PLOT_HOST_CWD; the user's spelling is kept for messages."""
-    cwd = os.environ.get("PARITY_PLOT_HOST_CWD")
-    if cwd is None:
-        return path
-    full = os.path.normpath(os.path.join(cwd, path))
-    return os.environ.get("PARITY_HOST_MOUNT", "").rstrip("/") + full
-
-
 class Output:
     """One output folder: its model, the arrays it owns and, where recorded, its report."""
 
@@ -122,9 +111,9 @@ class Output:
             # The report's name relative to the folder; else as typed with --json, from where the
             # user runs the plots.
             f = self.report_file
-            f = resolve(f) if os.path.isabs(f) else os.path.join(self.path, f)
+            f = f if os.path.isabs(f) else os.path.join(self.path, f)
             if not os.path.isfile(f):
-                f = resolve(self.report_file)
+                f = self.report_file
             try:
                 with open(f) as fh:
                     doc = json.load(fh)
@@ -201,7 +190,7 @@ def guess_output(name, path, model=None):
 def find_outputs(name, model=None):
     """The outputs in a folder: the folder itself if it has a manifest (or, without one, arrays),
     otherwise each subfolder with a manifest (`run --model a --model b --output D`)."""
-    path = resolve(name)
+    path = name
     if not os.path.exists(path):
         raise PlotError(f"{name}: no such folder")
     if not os.path.isdir(path):
@@ -230,7 +219,7 @@ def png_target(arg, out, default):
     Returns the path to write and the path to show."""
     if arg is None:
         return os.path.join(out.path, default), os.path.join(out.name, default)
-    path = resolve(arg)
+    path = arg
     if arg.endswith(".png"):
         parent = os.path.dirname(path) or "."
         if not os.path.isdir(parent):

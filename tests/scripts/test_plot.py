@@ -21,7 +21,6 @@ sys.path.insert(0, str(SCRIPTS))
 import plot_common  # noqa: E402
 
 PLOT_ENV = dict(ENV, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
-PLOT_ENV.pop("PARITY_PLOT_HOST_CWD", None)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # (folder, model, command-line arguments): small enough for seconds on one thread.
@@ -236,15 +235,6 @@ class Plots(unittest.TestCase):
         r = subprocess.run([sys.executable, "-S", str(SCRIPTS / "plot_sde.py"), self.dirs["ku"]], capture_output=True,
                            text=True, timeout=300, env=dict(PLOT_ENV, PARITY_PLOT_INNER="1"), stdin=subprocess.DEVNULL)
         self.assert_refused(r, "is not installed")
-
-    def test_paths_relative_to_the_users_folder(self):
-        # Inside the build environment the user's folder arrives as PARITY_PLOT_HOST_CWD (and the
-        # host's files under PARITY_HOST_MOUNT, empty here): relative paths are taken from there.
-        env = dict(PLOT_ENV, PARITY_PLOT_HOST_CWD=self.root, PARITY_HOST_MOUNT="", PARITY_PLOT_INNER="1")
-        r = subprocess.run([sys.executable, str(SCRIPTS / "plot_output.py"), "ku", "-o", "relative.png"],
-                           capture_output=True, text=True, timeout=300, env=env, cwd="/", stdin=subprocess.DEVNULL)
-        self.assert_plotted(r, os.path.join(self.root, "relative.png"))
-        self.assertIn("relative.png", r.stdout)
 
     def test_kuramoto_r_infinity_agrees_with_the_executable(self):
         # The plot solves r = I1(K r / D) / I0(K r / D) by bisection on a quadrature of the Bessel
