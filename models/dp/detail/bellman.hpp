@@ -1,0 +1,131 @@
+#pragma once
+// The kernels of value function iteration on a grid choice: the conditional expectation over the
+// Markov chain, the Bellman update with its maximisation, the policy-evaluation (Howard) step, and
+// the spread of TV - V. Each reads and writes whole tables; value_iteration.hpp sequences them.
+#include <Kokkos_Core.hpp>
+
+#include "models/dp/options.hpp"
+
+namespace parity::dp::detail {
+
+template <class Real, class MemorySpace>
+using Table = Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace>;
+
+// EV(z, j) = sum_z' P(z, z') V(z', j), summed in the order of z' (the same on every backend).
+template <class ExecutionSpace, class Real, class MemorySpace>
+void expected_value(ExecutionSpace const& space, Table<const Real, MemorySpace> const& P,
+                    Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& EV) {
+  int const nz = int(V.extent(0)), nk = int(V.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::expected_value",
+      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int j) {
+        Real s = 0;
+        for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
+        EV(z, j) = s;
+      });
+}
+
+// The objective of choosing grid point j in state (z, i).
+template <class Real, class Model, class MemorySpace>
+struct Objective {
+  Model model;
+  Kokkos::View<const Real*, MemorySpace> grid;
+  Table<const Real, MemorySpace> EV;
+  Real beta;
+  KOKKOS_INLINE_FUNCTION Real operator()(Real zv, int z, Real k, int j) const {
+    return Real(model.reward(zv, k, grid(j))) + beta * EV(z, j);
+  }
+};
+
+// The best j for state (z, i) and its objective. Ties go to the smallest j on every backend.
+template <class Real, class Model, class MemorySpace>
+KOKKOS_INLINE_FUNCTION int best_choice(Objective<Real, Model, MemorySpace> const& f, Search search, Real zv, int z,
+                                       Real k, int nk, Real& best) {
+  int lo = 0, hi = nk - 1;
+  if (search == Search::concave) {
+    // A strictly concave objective rises, then falls: halve [lo, hi] on the sign of the step at the
+    // midpoint. Infeasible choices (-infinity) lie above the feasible ones and compare as a fall.
+    while (hi - lo > 2) {
+      int const mid = lo + (hi - lo) / 2;
+      if (f(zv, z, k, mid) < f(zv, z, k, mid + 1))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  }
+  int arg = lo;
+  best = f(zv, z, k, lo);
+  for (int j = lo + 1; j <= hi; ++j) {
+    Real const v = f(zv, z, k, j);
+    if (v > best) best = v, arg = j;
+  }
+  return arg;
+}
+
+// TV(z, i) = max_j reward(z, k_i, k_j) + beta EV(z, j); the argmax and the reward there.
+template <class ExecutionSpace, class Real, class Model, class MemorySpace>
+void bellman_update(ExecutionSpace const& space, Objective<Real, Model, MemorySpace> const& f,
+                    Kokkos::View<const Real*, MemorySpace> const& zvalues, Search search,
+                    Table<Real, MemorySpace> const& TV, Table<int, MemorySpace> const& policy,
+                    Table<Real, MemorySpace> const& reward_at_policy) {
+  int const nz = int(TV.extent(0)), nk = int(TV.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::bellman_update",
+      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int i) {
+        Real const zv = zvalues(z), k = f.grid(i);
+        Real best;
+        int const j = best_choice(f, search, zv, z, k, nk, best);
+        TV(z, i) = best;
+        policy(z, i) = j;
+        reward_at_policy(z, i) = Real(f.model.reward(zv, k, f.grid(j)));
+      });
+}
+
+// One policy-evaluation step: Vnext(z, i) = R(z, i) + beta sum_z' P(z, z') V(z', policy(z, i)).
+template <class ExecutionSpace, class Real, class MemorySpace>
+void howard_step(ExecutionSpace const& space, Table<const Real, MemorySpace> const& P,
+                 Table<const int, MemorySpace> const& policy, Table<const Real, MemorySpace> const& reward_at_policy,
+                 Real beta, Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& Vnext) {
+  int const nz = int(V.extent(0)), nk = int(V.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::policy_evaluation",
+      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int i) {
+        int const j = policy(z, i);
+        Real s = 0;
+        for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
+        Vnext(z, i) = reward_at_policy(z, i) + beta * s;
+      });
+}
+
+// min and max of TV - V (order-independent, so the same on every backend); NaN when any is.
+template <class ExecutionSpace, class Real, class MemorySpace>
+void difference_range(ExecutionSpace const& space, Table<const Real, MemorySpace> const& TV,
+                      Table<const Real, MemorySpace> const& V, double& lo, double& hi) {
+  int const nz = int(V.extent(0)), nk = int(V.extent(1));
+  Real mn, mx;
+  int bad = 0;  // the Max reducer starts from its identity, INT_MIN, where no thread sets it
+  Kokkos::parallel_reduce(
+      "parity::dp::difference_range",
+      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int i, Real& lmin, Real& lmax, int& lbad) {
+        Real const d = TV(z, i) - V(z, i);
+        if (!(d == d) || Kokkos::isinf(d) || Kokkos::isinf(TV(z, i))) lbad = 1;
+        lmin = d < lmin ? d : lmin;
+        lmax = d > lmax ? d : lmax;
+      },
+      Kokkos::Min<Real>(mn), Kokkos::Max<Real>(mx), Kokkos::Max<int>(bad));
+  double const nan = Kokkos::Experimental::quiet_NaN<double>::value;
+  lo = bad > 0 ? nan : double(mn);
+  hi = bad > 0 ? nan : double(mx);
+}
+
+// V += shift everywhere.
+template <class ExecutionSpace, class Real, class MemorySpace>
+void shift(ExecutionSpace const& space, Table<Real, MemorySpace> const& V, Real s) {
+  int const nz = int(V.extent(0)), nk = int(V.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::shift", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int i) { V(z, i) += s; });
+}
+
+}  // namespace parity::dp::detail

@@ -1,0 +1,126 @@
+#pragma once
+// Value function iteration for a grid choice on one endogenous state and a Markov exogenous state:
+//
+//   V(z, k) = max_{k' in grid} reward(z, k, k') + beta sum_z' P(z, z') V(z', k'),
+//
+// swept from V0 (zero or Options::initial_value) until the sup norm of TV - V is below the
+// tolerance (or, on request, until the MacQueen-Porteus bounds are that close), with optional
+// Howard steps (modified policy iteration) after each sweep. Every sweep runs on the device:
+// the conditional expectation EV = P V, the maximisation (every choice, or a bisection for a
+// declared-concave objective) and the spread of TV - V. Results are host data.
+//
+//   auto r = parity::dp::solve<double>(Kokkos::DefaultExecutionSpace{}, problem, options);
+//
+// Since |V - V*| <= beta / (1 - beta) |TV - V| (the Bellman operator contracts by beta), a
+// residual of tolerance bounds the distance to the fixed point of the discretised problem by
+// beta / (1 - beta) tolerance; Result::lower_bound and upper_bound give the sharper
+// MacQueen-Porteus interval. The discretisation error (the grid) is the user's to bound.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/dp/detail/bellman.hpp"
+#include "models/dp/model.hpp"
+#include "models/dp/options.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::dp {
+
+template <class Real, class ExecutionSpace, class Model>
+Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& problem, Options const& opt = {}) {
+  static_assert(Kokkos::is_execution_space_v<ExecutionSpace>,
+                "parity::dp::solve: the first argument must be a Kokkos execution space");
+  static_assert(detail::check_grid_choice_model<Model, Real>());
+  validate(problem, opt);
+  using Mem = typename ExecutionSpace::memory_space;
+  using Table = detail::Table<Real, Mem>;
+  int const nz = int(problem.exogenous.size()), nk = int(problem.grid.size());
+  Real const beta = Real(problem.beta);
+
+  Kokkos::View<Real*, Mem> grid(Kokkos::view_alloc(space, "parity::dp::grid"), nk);
+  Kokkos::View<Real*, Mem> zvalues(Kokkos::view_alloc(space, "parity::dp::exogenous_values"), nz);
+  Table P(Kokkos::view_alloc(space, "parity::dp::transition"), nz, nz);
+  Table V(Kokkos::view_alloc(space, "parity::dp::value"), nz, nk);
+  Table TV(Kokkos::view_alloc(space, "parity::dp::bellman_value"), nz, nk);
+  Table EV(Kokkos::view_alloc(space, "parity::dp::expected_value"), nz, nk);
+  Table R(Kokkos::view_alloc(space, "parity::dp::reward_at_policy"), nz, nk);
+  detail::Table<int, Mem> policy(Kokkos::view_alloc(space, "parity::dp::policy"), nz, nk);
+  {
+    auto g = Kokkos::create_mirror_view(grid);
+    auto zv = Kokkos::create_mirror_view(zvalues);
+    auto p = Kokkos::create_mirror_view(P);
+    auto v = Kokkos::create_mirror_view(V);
+    for (int i = 0; i < nk; ++i) g(i) = Real(problem.grid[i]);
+    for (int z = 0; z < nz; ++z) {
+      zv(z) = Real(problem.exogenous.values[z]);
+      for (int zn = 0; zn < nz; ++zn) p(z, zn) = Real(problem.exogenous.probability(z, zn));
+      for (int i = 0; i < nk; ++i) v(z, i) = opt.initial_value.empty() ? Real(0) : Real(opt.initial_value[z * nk + i]);
+    }
+    Kokkos::deep_copy(space, grid, g);
+    Kokkos::deep_copy(space, zvalues, zv);
+    Kokkos::deep_copy(space, P, p);
+    Kokkos::deep_copy(space, V, v);
+    space.fence("parity::dp::upload");
+  }
+  detail::Objective<Real, Model, Mem> const f{problem.model, grid, EV, beta};
+
+  Result r;
+  double const scale = problem.beta / (1 - problem.beta);
+  Kokkos::Timer timer;
+  for (int it = 1; it <= opt.max_iterations; ++it) {
+    double lo = 0, hi = 0;
+    {
+      timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::bellman");
+      detail::expected_value<ExecutionSpace, Real, Mem>(space, P, V, EV);
+      detail::bellman_update<ExecutionSpace, Real, Model, Mem>(space, f, zvalues, opt.search, TV, policy, R);
+      detail::difference_range<ExecutionSpace, Real, Mem>(space, TV, V, lo, hi);
+    }
+    std::swap(V, TV);  // V is now the new value
+    r.iterations = it;
+    r.residual = std::max(std::abs(lo), std::abs(hi));
+    r.residual_history.push_back(r.residual);
+    r.lower_bound = scale * lo;
+    r.upper_bound = scale * hi;
+    if (!std::isfinite(lo) || !std::isfinite(hi)) {
+      r.status = Status::non_finite;
+      break;
+    }
+    bool const done = opt.macqueen_porteus ? r.upper_bound - r.lower_bound < opt.tolerance : r.residual < opt.tolerance;
+    if (opt.progress)
+      opt.progress->update({"value iteration", it, r.residual, timer.seconds(), "", opt.max_iterations, opt.tolerance});
+    if (done) {
+      r.status = Status::converged;
+      if (opt.macqueen_porteus) {
+        Real const mid = Real(0.5 * (r.lower_bound + r.upper_bound));
+        detail::shift<ExecutionSpace, Real, Mem>(space, V, mid);
+        r.lower_bound -= double(mid);
+        r.upper_bound -= double(mid);
+      }
+      break;
+    }
+    if (opt.howard_steps > 0) {
+      timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::policy_evaluation");
+      for (int s = 0; s < opt.howard_steps; ++s) {
+        detail::howard_step<ExecutionSpace, Real, Mem>(space, P, policy, R, beta, V, TV);
+        std::swap(V, TV);
+      }
+    }
+  }
+
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
+  auto pol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), policy);
+  r.value.resize(std::size_t(nz) * nk);
+  r.policy.resize(std::size_t(nz) * nk);
+  r.policy_value.resize(std::size_t(nz) * nk);
+  for (int z = 0; z < nz; ++z)
+    for (int i = 0; i < nk; ++i) {
+      std::size_t const at = std::size_t(z) * nk + i;
+      r.value[at] = double(v(z, i));
+      r.policy[at] = pol(z, i);
+      r.policy_value[at] = problem.grid[pol(z, i)];
+    }
+  return r;
+}
+
+}  // namespace parity::dp
