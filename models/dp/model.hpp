@@ -28,13 +28,16 @@ template <class M, class Real>
 constexpr bool check_grid_choice_model() {
   static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>,
                 "parity::dp: Real (the precision) must be float or double");
-  static_assert(requires(M const& m, Real z, Real k, Real k_next) { m.reward(z, k, k_next); },
-                "parity::dp: the model must provide a const member "
-                "`KOKKOS_FUNCTION Real reward(Real z, Real k, Real k_next) const` (the per-period return of "
-                "choosing k_next in state (z, k); -infinity where infeasible)");
-  static_assert(requires(M const& m, Real z, Real k, Real k_next) {
-    { m.reward(z, k, k_next) } -> std::convertible_to<Real>;
-  }, "parity::dp: the model's reward(z, k, k_next) must return a value convertible to Real");
+  static_assert(
+      requires(M const& m, Real z, Real k, Real k_next) { m.reward(z, k, k_next); },
+      "parity::dp: the model must provide a const member "
+      "`KOKKOS_FUNCTION Real reward(Real z, Real k, Real k_next) const` (the per-period return of "
+      "choosing k_next in state (z, k); -infinity where infeasible)");
+  static_assert(
+      requires(M const& m, Real z, Real k, Real k_next) {
+        { m.reward(z, k, k_next) } -> std::convertible_to<Real>;
+      },
+      "parity::dp: the model's reward(z, k, k_next) must return a value convertible to Real");
   static_assert(std::is_copy_constructible_v<M>,
                 "parity::dp: the model is copied into every kernel, so it must be copy-constructible "
                 "(hold plain values and Kokkos::Views, not host containers or references)");

@@ -25,16 +25,16 @@ struct Chain {
 inline void check(Chain const& chain, double tolerance = 1e-12) {
   std::size_t const n = chain.size();
   require(n >= 1, "Markov chain: at least one state is needed");
-  require(chain.transition.size() == n * n,
-          "Markov chain: the transition matrix has " + std::to_string(chain.transition.size()) +
-              " entries; " + std::to_string(n) + " states need " + std::to_string(n * n));
+  require(chain.transition.size() == n * n, "Markov chain: the transition matrix has " +
+                                                std::to_string(chain.transition.size()) + " entries; " +
+                                                std::to_string(n) + " states need " + std::to_string(n * n));
   for (std::size_t i = 0; i < n; ++i) {
     require(std::isfinite(chain.values[i]), "Markov chain: the value of state " + std::to_string(i) + " is not finite");
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
       double const p = chain.probability(i, j);
-      require(p >= 0 && p <= 1, "Markov chain: transition[" + std::to_string(i) + "][" + std::to_string(j) +
-                                    "] is not a probability");
+      require(p >= 0 && p <= 1,
+              "Markov chain: transition[" + std::to_string(i) + "][" + std::to_string(j) + "] is not a probability");
       sum += p;
     }
     require(std::abs(sum - 1) <= tolerance,

@@ -17,8 +17,8 @@ void expected_value(ExecutionSpace const& space, Table<const Real, MemorySpace> 
                     Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& EV) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::expected_value",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int j) {
+      "parity::dp::expected_value", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int j) {
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
         EV(z, j) = s;
@@ -70,8 +70,8 @@ void bellman_update(ExecutionSpace const& space, Objective<Real, Model, MemorySp
                     Table<Real, MemorySpace> const& reward_at_policy) {
   int const nz = int(TV.extent(0)), nk = int(TV.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::bellman_update",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int i) {
+      "parity::dp::bellman_update", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int i) {
         Real const zv = zvalues(z), k = f.grid(i);
         Real best;
         int const j = best_choice(f, search, zv, z, k, nk, best);
@@ -88,8 +88,8 @@ void howard_step(ExecutionSpace const& space, Table<const Real, MemorySpace> con
                  Real beta, Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& Vnext) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::policy_evaluation",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int i) {
+      "parity::dp::policy_evaluation", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int i) {
         int const j = policy(z, i);
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
@@ -105,8 +105,7 @@ void difference_range(ExecutionSpace const& space, Table<const Real, MemorySpace
   Real mn, mx;
   int bad = 0;  // the Max reducer starts from its identity, INT_MIN, where no thread sets it
   Kokkos::parallel_reduce(
-      "parity::dp::difference_range",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      "parity::dp::difference_range", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
       KOKKOS_LAMBDA(int z, int i, Real& lmin, Real& lmax, int& lbad) {
         Real const d = TV(z, i) - V(z, i);
         if (!(d == d) || Kokkos::isinf(d) || Kokkos::isinf(TV(z, i))) lbad = 1;
