@@ -76,17 +76,21 @@ template <class M, class Real>
 constexpr bool check_endogenous_grid_model() {
   static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>,
                 "parity::dp: Real (the precision) must be float or double");
-  static_assert(requires(M const& m, Real c) { m.marginal_utility(c); },
-                "parity::dp: the model must provide `KOKKOS_FUNCTION Real marginal_utility(Real c) const`");
-  static_assert(requires(M const& m, Real x) { m.inverse_marginal_utility(x); },
-                "parity::dp: the model must provide `KOKKOS_FUNCTION Real inverse_marginal_utility(Real m) const`, "
-                "the c with marginal_utility(c) == m");
-  static_assert(requires(M const& m, Real z, Real a) { m.cash(z, a); },
-                "parity::dp: the model must provide `KOKKOS_FUNCTION Real cash(Real z, Real a) const`, the "
-                "resources c + a' in state (z, a)");
-  static_assert(requires(M const& m, Real z, Real x) { m.assets_for_cash(z, x); },
-                "parity::dp: the model must provide `KOKKOS_FUNCTION Real assets_for_cash(Real z, Real m) const`, "
-                "the a with cash(z, a) == m");
+  static_assert(
+      requires(M const& m, Real c) { m.marginal_utility(c); },
+      "parity::dp: the model must provide `KOKKOS_FUNCTION Real marginal_utility(Real c) const`");
+  static_assert(
+      requires(M const& m, Real x) { m.inverse_marginal_utility(x); },
+      "parity::dp: the model must provide `KOKKOS_FUNCTION Real inverse_marginal_utility(Real m) const`, "
+      "the c with marginal_utility(c) == m");
+  static_assert(
+      requires(M const& m, Real z, Real a) { m.cash(z, a); },
+      "parity::dp: the model must provide `KOKKOS_FUNCTION Real cash(Real z, Real a) const`, the "
+      "resources c + a' in state (z, a)");
+  static_assert(
+      requires(M const& m, Real z, Real x) { m.assets_for_cash(z, x); },
+      "parity::dp: the model must provide `KOKKOS_FUNCTION Real assets_for_cash(Real z, Real m) const`, "
+      "the a with cash(z, a) == m");
   static_assert(std::is_copy_constructible_v<M>,
                 "parity::dp: the model is copied into every kernel, so it must be copy-constructible "
                 "(hold plain values and Kokkos::Views, not host containers or references)");
@@ -133,8 +137,8 @@ PolicyResult solve(ExecutionSpace const& space, EndogenousGridProblem<Model> con
       zv(z) = Real(problem.exogenous.values[z]);
       for (int zn = 0; zn < nz; ++zn) p(z, zn) = Real(problem.exogenous.probability(z, zn));
       for (int i = 0; i < nk; ++i) {
-        double const all = double(problem.model.cash(Real(problem.exogenous.values[z]), Real(problem.grid[i]))) -
-                           problem.grid[0];
+        double const all =
+            double(problem.model.cash(Real(problem.exogenous.values[z]), Real(problem.grid[i]))) - problem.grid[0];
         c0(z, i) = Real(opt.initial_consumption.empty() ? all : opt.initial_consumption[z * nk + i]);
         require(c0(z, i) > 0, "dp: the initial consumption must be > 0 (is cash above the borrowing limit?)");
       }
@@ -149,11 +153,11 @@ PolicyResult solve(ExecutionSpace const& space, EndogenousGridProblem<Model> con
 
   PolicyResult r;
   Kokkos::Timer timer;
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::endogenous_grid_method");
   for (int it = 1; it <= opt.max_iterations; ++it) {
     double residual = 0;
     bool well_formed = true;
     {
-      timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::egm_sweep");
       detail::endogenous_grid<ExecutionSpace, Real, Model, Mem>(space, problem.model, grid, zvalues, P, beta_R, c,
                                                                 a_endo);
       detail::policy_on_grid<ExecutionSpace, Real, Model, Mem>(space, problem.model, grid, zvalues, a_endo, c_new,

@@ -25,13 +25,14 @@ KOKKOS_INLINE_FUNCTION int upper_index(Row const& v, int n, Real x) {
 // For each (z, j): today's assets a_endo(z, j) from which saving grid(j) satisfies the Euler
 // equation u'(c) = beta R sum_z' P(z, z') u'(c(z', j)) with equality.
 template <class ExecutionSpace, class Real, class Model, class MemorySpace>
-void endogenous_grid(ExecutionSpace const& space, Model const& model, Kokkos::View<const Real*, MemorySpace> const& grid,
+void endogenous_grid(ExecutionSpace const& space, Model const& model,
+                     Kokkos::View<const Real*, MemorySpace> const& grid,
                      Kokkos::View<const Real*, MemorySpace> const& zvalues, Table<const Real, MemorySpace> const& P,
                      Real beta_R, Table<const Real, MemorySpace> const& c, Table<Real, MemorySpace> const& a_endo) {
   int const nz = int(c.extent(0)), nk = int(c.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::endogenous_grid",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int j) {
+      "parity::dp::endogenous_grid", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int j) {
         Real emu = 0;
         for (int zn = 0; zn < nz; ++zn) emu += P(z, zn) * Real(model.marginal_utility(c(zn, j)));
         Real const c_today = Real(model.inverse_marginal_utility(beta_R * emu));
@@ -47,8 +48,8 @@ void policy_on_grid(ExecutionSpace const& space, Model const& model, Kokkos::Vie
                     Table<Real, MemorySpace> const& c_new, Table<Real, MemorySpace> const& saving) {
   int const nz = int(c_new.extent(0)), nk = int(c_new.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::policy_on_grid",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}), KOKKOS_LAMBDA(int z, int i) {
+      "parity::dp::policy_on_grid", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int i) {
         Real const a = grid(i);
         auto const row = Kokkos::subview(a_endo, z, Kokkos::ALL);
         Real a_next;
@@ -69,8 +70,8 @@ void policy_on_grid(ExecutionSpace const& space, Model const& model, Kokkos::Vie
 // (the conditions under which the interpolation above is the policy).
 template <class ExecutionSpace, class Real, class MemorySpace>
 void egm_residual(ExecutionSpace const& space, Table<const Real, MemorySpace> const& c_new,
-                  Table<const Real, MemorySpace> const& c, Table<const Real, MemorySpace> const& a_endo, double& residual,
-                  bool& well_formed) {
+                  Table<const Real, MemorySpace> const& c, Table<const Real, MemorySpace> const& a_endo,
+                  double& residual, bool& well_formed) {
   int const nz = int(c.extent(0)), nk = int(c.extent(1));
   Real r = 0;
   int bad = 0;

@@ -44,65 +44,61 @@ bool monotone(ExecutionSpace const& space, Table<const int, MemorySpace> const& 
   return !(bad > 0);
 }
 
-// T(z, k): the mass that grid point k receives from today's exogenous state z, summed over i in
-// increasing order. With monotone lotteries the i that reach k form two contiguous runs found by
-// bisection; otherwise every i is visited.
+// The mass that grid point k receives from today's exogenous state z, summed over i in increasing
+// order. With monotone lotteries the i that reach k form two contiguous runs found by bisection;
+// otherwise every i is visited.
+template <class Real, class MemorySpace>
+KOKKOS_INLINE_FUNCTION Real lottery_mass(Table<const Real, MemorySpace> const& mu,
+                                         Table<const int, MemorySpace> const& lower,
+                                         Table<const Real, MemorySpace> const& weight, bool is_monotone, int z, int k) {
+  int const nk = int(mu.extent(1));
+  Real s = 0;
+  if (is_monotone) {
+    auto const row = Kokkos::subview(lower, z, Kokkos::ALL);
+    // i with lower == k - 1 give 1 - weight to k; i with lower == k give weight.
+    int const a = upper_index(row, nk, k - 2);  // first i with lower >= k - 1
+    int const b = upper_index(row, nk, k - 1);  // first i with lower >= k
+    int const c = upper_index(row, nk, k);  // first i with lower > k
+    for (int i = a; i < b; ++i) s += mu(z, i) * (1 - weight(z, i));
+    for (int i = b; i < c; ++i) s += mu(z, i) * weight(z, i);
+  } else {
+    for (int i = 0; i < nk; ++i) {
+      int const j = lower(z, i);
+      if (j == k - 1) s += mu(z, i) * (1 - weight(z, i));
+      if (j == k) s += mu(z, i) * weight(z, i);
+    }
+  }
+  return s;
+}
+
+// T(z, k): the lottery mass from z to k, for every (z, k).
 template <class ExecutionSpace, class Real, class MemorySpace>
-void lottery_mass(ExecutionSpace const& space, Table<const Real, MemorySpace> const& mu,
-                  Table<const int, MemorySpace> const& lower, Table<const Real, MemorySpace> const& weight,
-                  bool is_monotone, Table<Real, MemorySpace> const& T) {
+void lottery_masses(ExecutionSpace const& space, Table<const Real, MemorySpace> const& mu,
+                    Table<const int, MemorySpace> const& lower, Table<const Real, MemorySpace> const& weight,
+                    bool is_monotone, Table<Real, MemorySpace> const& T) {
   int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
   Kokkos::parallel_for(
       "parity::dp::lottery_mass", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int k) {
-        Real s = 0;
-        if (is_monotone) {
-          auto const row = Kokkos::subview(lower, z, Kokkos::ALL);
-          // i with lower == k - 1 give 1 - weight to k; i with lower == k give weight.
-          int const a = upper_index(row, nk, k - 2);  // first i with lower >= k - 1
-          int const b = upper_index(row, nk, k - 1);  // first i with lower >= k
-          int const c = upper_index(row, nk, k);  // first i with lower > k
-          for (int i = a; i < b; ++i) s += mu(z, i) * (1 - weight(z, i));
-          for (int i = b; i < c; ++i) s += mu(z, i) * weight(z, i);
-        } else {
-          for (int i = 0; i < nk; ++i) {
-            int const j = lower(z, i);
-            if (j == k - 1) s += mu(z, i) * (1 - weight(z, i));
-            if (j == k) s += mu(z, i) * weight(z, i);
-          }
-        }
-        T(z, k) = s;
-      });
+      KOKKOS_LAMBDA(int z, int k) { T(z, k) = lottery_mass<Real, MemorySpace>(mu, lower, weight, is_monotone, z, k); });
 }
 
-// mu_next(z', k) = sum_z P(z, z') T(z, k), in the order of z.
+// mu_next(z', k) = sum_z P(z, z') T(z, k), in the order of z, and max |mu_next - mu| into `change`
+// (a device scalar: the host need not wait).
 template <class ExecutionSpace, class Real, class MemorySpace>
 void move_exogenous(ExecutionSpace const& space, Table<const Real, MemorySpace> const& P,
-                    Table<const Real, MemorySpace> const& T, Table<Real, MemorySpace> const& mu_next) {
-  int const nz = int(T.extent(0)), nk = int(T.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::move_exogenous", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int zn, int k) {
-        Real s = 0;
-        for (int z = 0; z < nz; ++z) s += P(z, zn) * T(z, k);
-        mu_next(zn, k) = s;
-      });
-}
-
-// max |a - b|.
-template <class ExecutionSpace, class Real, class MemorySpace>
-double sup_distance(ExecutionSpace const& space, Table<const Real, MemorySpace> const& a,
-                    Table<const Real, MemorySpace> const& b) {
-  int const nz = int(a.extent(0)), nk = int(a.extent(1));
-  Real r = 0;
+                    Table<const Real, MemorySpace> const& T, Table<const Real, MemorySpace> const& mu,
+                    Table<Real, MemorySpace> const& mu_next, Kokkos::View<Real, MemorySpace> const& change) {
+  int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
   Kokkos::parallel_reduce(
-      "parity::dp::sup_distance", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int i, Real& lr) {
-        Real const d = Kokkos::fabs(a(z, i) - b(z, i));
-        lr = d > lr ? d : lr;
+      "parity::dp::move_exogenous", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int zn, int k, Real& lmax) {
+        Real m = 0;
+        for (int z = 0; z < nz; ++z) m += P(z, zn) * T(z, k);
+        mu_next(zn, k) = m;
+        Real const d = Kokkos::fabs(m - mu(zn, k));
+        lmax = d > lmax ? d : lmax;
       },
-      Kokkos::Max<Real>(r));
-  return double(r);
+      Kokkos::Max<Real, MemorySpace>(change));
 }
 
 }  // namespace parity::dp::detail

@@ -82,7 +82,8 @@ TEST(DpEgm, IncomeRiskAgreesWithValueFunctionIteration) {
   vopt.tolerance = 1e-9;
   vopt.howard_steps = 50;
   vopt.search = parity::dp::Search::concave;
-  auto const vfi = parity::dp::solve<double>(ExecSpace{}, parity::dp::GridChoiceProblem<Household>{h, grid, income, beta}, vopt);
+  auto const vfi =
+      parity::dp::solve<double>(ExecSpace{}, parity::dp::GridChoiceProblem<Household>{h, grid, income, beta}, vopt);
   ASSERT_EQ(vfi.status, parity::dp::Status::converged);
   double const step = grid[1] - grid[0];
   int compared = 0;

@@ -1,0 +1,16 @@
+// aiyagari on this build's execution space, in float and double.
+#include "backends/execution_space.hpp"
+#include "models/aiyagari/entry.hpp"
+#include "models/aiyagari/solver.hpp"
+
+namespace parity::aiyagari {
+
+Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    using Real = decltype(real);
+    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases);
+  });
+}
+
+}  // namespace parity::aiyagari
