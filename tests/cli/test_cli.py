@@ -15,7 +15,7 @@ def parity(*args, timeout=120, env=None):
     return run(*args, timeout=timeout, env=env)
 
 
-COMMANDS = ("info", "run", "dual-control", "krusell-smith", "josephson", "kuramoto", "cubature", "probe")
+COMMANDS = ("info", "run", "dual-control", "krusell-smith", "aiyagari", "josephson", "kuramoto", "cubature", "probe")
 
 
 class Cli(CliTestCase):
