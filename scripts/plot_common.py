@@ -16,7 +16,7 @@ import sys
 import warnings
 
 SCHEMA = "parity.output/1"
-MODELS = ("dual_control", "krusell_smith", "josephson", "kuramoto", "cubature")
+MODELS = ("dual_control", "krusell_smith", "aiyagari", "josephson", "kuramoto", "cubature")
 EXIT_BAD_INPUT = 2
 
 # The array that marks each model's folder when there is no manifest (older runs).

@@ -26,6 +26,10 @@ def plotter(model):
         import plot_krusell_smith
 
         return plot_krusell_smith.plot
+    if model == "aiyagari":
+        import plot_aiyagari
+
+        return plot_aiyagari.plot
     if model in ("josephson", "kuramoto"):
         import plot_sde
 

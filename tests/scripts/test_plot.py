@@ -40,6 +40,8 @@ RUNS = [
     ("ks", "krusell_smith", ["krusell-smith", "--agents", "500", "--periods", "200", "--discard", "50",
                              "--burn-in", "200", "--tol", "1e-3"]),
     ("cu", "cubature", ["cubature", "--integrand", "gaussian", "--dim", "2", "--rel-tol", "1e-6"]),
+    ("ai", "aiyagari", ["aiyagari", "--income-states", "3", "--asset-points", "40", "--asset-max", "60",
+                        "--tol", "1e-5", "--policy-tol", "1e-7", "--distribution-tol", "1e-9"]),
 ]
 
 
