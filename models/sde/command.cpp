@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "models/sde/ensemble_layout.hpp"
 #include "models/sde/entry.hpp"
 #include "models/sde/params.hpp"
 #include "models/sde/report.hpp"
@@ -17,6 +18,7 @@
 #include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::sde {
 namespace {
@@ -28,14 +30,24 @@ constexpr char const* noise_law_help =
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
 
-// Memory of an ensemble run (ensemble.hpp): per path the state (dim Real), a winding count (int)
-// and the time sums (dim double, two more in SRK2's stage copies); per sample and point the moments.
-void require_ensemble_memory(cli::Context const& context, double paths_total, double samples, double points, int dim,
-                             int bins, std::string const& what) {
-  double const real = context.precision == Precision::f32 ? 4 : 8;
-  double const device =
-      paths_total * (2 * dim * real + 4 + dim * 8) + samples * points * 2 * dim * 8 + points * bins * 4;
-  double const host = samples * points * 2 * dim * 8 * 3 + points * bins * 4;  // results, arrays, report
+// Memory of an ensemble run: what integrate() allocates (ensemble_device_bytes, from the same
+// layout) and `extra` device bytes of the system; on the host the copies of the moments and
+// histogram (results, arrays, report) and, on several ranks, the chunk sums gathered.
+void require_ensemble_memory(cli::Context const& context, long paths, long samples, long points, int dim, int bins,
+                             double extra, std::string const& what) {
+  EnsembleShape shape;
+  shape.points = points;
+  shape.paths = paths;
+  shape.dim = dim;
+  shape.samples = samples;
+  shape.bins = bins;
+  shape.real_bytes = context.precision == Precision::f32 ? 4 : 8;
+  shape.ranks = run::ranks::size();
+  // Host backends' scatter views keep a histogram per thread.
+  shape.histogram_copies = context.resources.device_memory_bytes > 0 ? 1 : 1 + context.resources.concurrency;
+  double const device = ensemble_device_bytes(shape) + extra;
+  double const chunk_sums = shape.ranks > 1 ? 2.0 * double(points) * moment_chunks(paths) * 2 * dim * 8 : 0.0;
+  double const host = double(samples) * double(points) * 2 * dim * 8 * 3 + double(points) * bins * 4 + chunk_sums;
   cli::require_memory(context, device, host, what);
 }
 
@@ -159,8 +171,9 @@ class JosephsonCommand final : public cli::Command {
       double points = 1;
       for (auto const& s : p.sweeps) points *= s.n;
       double const steps = double(p.periods) * p.steps_per_period;
-      double const samples = std::ceil(steps / p.sample_every);
-      require_ensemble_memory(context, points * p.paths, samples, points, 2, p.bins,
+      long const samples = (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every;
+      double const drive_table = double(p.steps_per_period) * (context.precision == Precision::f32 ? 4 : 8);
+      require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table,
                               fmt::format("josephson with --paths {} x {} sweep points", p.paths, points));
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
