@@ -183,6 +183,9 @@ class Cli(CliTestCase):
         self.assert_bad_input(r, "--z-good")
         self.assert_bad_input(parity("krusell-smith", "--agents", "1.5"), "--agents: '1.5' is not a whole number")
         self.assert_bad_input(parity("josephson", "--paths", "1e10"), "--paths")
+        # A short alias is named as typed, beside its long name.
+        self.assert_bad_input(parity("kuramoto", "-N", "2.5"), "-N (--oscillators): '2.5' is not a whole number")
+        self.assert_bad_input(parity("kuramoto", "--oscillators", "2.5"), "--oscillators: '2.5' is not a whole number")
         self.assert_bad_input(parity("cubature", "--max-evals", "2.5"), "--max-evals: '2.5' is not a whole number")
 
     def test_unknown_option(self):
