@@ -26,6 +26,14 @@ RunResult run(Params const& params, Precision precision, run::Progress& progress
   });
 }
 
+int max_team_size(Precision precision) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    using Real = decltype(real);
+    return cubature::max_team_size<backend::ExecutionSpace, Real>(space, GenzIntegrand<Real>());
+  });
+}
+
 std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
                                  run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace const space;

@@ -191,6 +191,32 @@ void apply_number_syntax(CLI::App& sub) {
   }
 }
 
+// CLI11 names an option by its long name ("--oscillators: ..."); when the user typed a short alias
+// instead (-N), the message names that spelling first: "-N (--oscillators): ...". Empty when
+// nothing is to be rewritten.
+std::optional<std::string> message_as_typed(CLI::ParseError const& e, CLI::App& app, int argc, char** argv) {
+  std::string const text = e.what();
+  auto const colon = text.find(':');
+  if (e.get_exit_code() == 0 || text.rfind("--", 0) != 0 || colon == std::string::npos) return std::nullopt;
+  std::string const name = text.substr(0, colon);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (std::find(args.begin(), args.end(), sub->get_name()) == args.end()) continue;
+    CLI::Option const* option = sub->get_option_no_throw(name);
+    if (option == nullptr) continue;
+    bool long_typed = false;
+    std::string short_typed;
+    for (auto const& a : args) {
+      long_typed = long_typed || a == name || a.rfind(name + "=", 0) == 0;
+      for (auto const& s : option->get_snames())
+        if (a.size() >= 2 && a[0] == '-' && a[1] != '-' && a.compare(1, s.size(), s) == 0) short_typed = "-" + s;
+    }
+    if (long_typed || short_typed.empty()) return std::nullopt;
+    return short_typed + " (" + name + ")" + text.substr(colon);
+  }
+  return std::nullopt;
+}
+
 std::string manifest_model(std::string const& command) {
   std::string m = command;
   std::replace(m.begin(), m.end(), '-', '_');
@@ -303,6 +329,10 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& e) {
+    if (auto const typed = message_as_typed(e, app, argc, argv)) {
+      std::fprintf(stderr, "%s\nRun with --help for more information.\n", typed->c_str());
+      return exit_bad_input;
+    }
     int const code = app.exit(e);
     return code == 0 ? exit_ok : exit_bad_input;
   }

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,10 +19,22 @@ std::string trimmed(std::string const& text) {
   return text.substr(b, text.find_last_not_of(" \t") - b + 1);
 }
 
-std::string range_text(std::int64_t lo, std::int64_t hi) {
-  if (hi == std::numeric_limits<std::int64_t>::max()) return fmt::format("in [{}, 2^63 - 1]", lo);
-  return fmt::format("in [{}, {}]", lo, hi);
+// Large powers of two and their predecessors read as 2^k and 2^k - 1 (the limits of int and of
+// most sizes), the rest as digits.
+std::string bound_text(std::int64_t v) {
+  for (int k = 16; k < 64; ++k) {
+    std::uint64_t const p = std::uint64_t(1) << k;
+    if (std::uint64_t(v) == p && v > 0) return fmt::format("2^{}", k);
+    if (std::uint64_t(v) == p - 1 && v > 0) return fmt::format("2^{} - 1", k);
+  }
+  return std::to_string(v);
 }
+
+std::string range_text(std::int64_t lo, std::int64_t hi) {
+  return fmt::format("in [{}, {}]", bound_text(lo), bound_text(hi));
+}
+
+std::string real_text(double v) { return fmt::format("{:g}", v); }
 
 // The value, or a message (without the option's name) saying what is wrong.
 std::string count_error(std::string const& text, std::int64_t lo, std::int64_t hi, std::int64_t& value) {
@@ -40,6 +54,30 @@ std::string count_error(std::string const& text, std::int64_t lo, std::int64_t h
   if (d < double(lo) || d > double(hi)) return fmt::format("{} is out of range: must be {}", t, range_text(lo, hi));
   value = std::int64_t(d);
   if (value < lo || value > hi) return fmt::format("{} is out of range: must be {}", t, range_text(lo, hi));
+  return {};
+}
+
+// What a real in the bounds must satisfy, e.g. "in [0, 1)", "> 0" or ">= 0".
+std::string real_range_text(RealRange const& r) {
+  bool const low = std::isfinite(r.lo), high = std::isfinite(r.hi);
+  if (low && high)
+    return fmt::format("in {}{}, {}{}", r.lo_open ? "(" : "[", real_text(r.lo), real_text(r.hi), r.hi_open ? ")" : "]");
+  if (low) return fmt::format("{} {}", r.lo_open ? ">" : ">=", real_text(r.lo));
+  if (high) return fmt::format("{} {}", r.hi_open ? "<" : "<=", real_text(r.hi));
+  return "finite";
+}
+
+// The value, or a message (without the option's name) saying what is wrong.
+std::string real_error(std::string const& text, RealRange const& r, double& value) {
+  std::string const t = trimmed(text);
+  char* stop = nullptr;
+  double const d = std::strtod(t.c_str(), &stop);
+  if (t.empty() || stop != t.c_str() + t.size()) return fmt::format("'{}' is not a number", t);
+  if (!std::isfinite(d)) return fmt::format("'{}' is not a finite number", t);
+  bool const below = r.lo_open ? !(d > r.lo) : !(d >= r.lo);
+  bool const above = r.hi_open ? !(d < r.hi) : !(d <= r.hi);
+  if (below || above) return fmt::format("{} is out of range: must be {}", t, real_range_text(r));
+  value = d;
   return {};
 }
 
@@ -74,6 +112,34 @@ CLI::Validator finite_number() {
         return {};
       },
       "", "finite");
+}
+
+CLI::Validator real_in(RealRange range) {
+  return CLI::Validator(
+      [range](std::string& text) {
+        double v = 0;
+        return real_error(text, range, v);
+      },
+      "", "real range");
+}
+
+std::vector<double> parse_reals(std::string const& text, std::string const& option, RealRange range) {
+  std::vector<double> values;
+  std::size_t begin = 0;
+  for (int item = 1;; ++item) {
+    std::size_t const end = std::min(text.find(',', begin), text.size());
+    std::string const piece = trimmed(text.substr(begin, end - begin));
+    if (piece.empty())
+      throw InvalidInput(
+          fmt::format("{} {}: item {} is empty (write the values separated by single commas)", option, text, item));
+    double v = 0;
+    std::string const err = real_error(piece, range, v);
+    if (!err.empty()) throw InvalidInput(fmt::format("{} {}: item {}: {}", option, text, item, err));
+    values.push_back(v);
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  return values;
 }
 
 }  // namespace parity::cli

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <exception>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,9 +12,14 @@ namespace parity::cli {
 
 SweepSpec parse_sweep(std::string const& text) {
   SweepSpec s;
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ':');) parts.push_back(item);
+  // Every field counts, empty ones too: "a:0:1:3:" has five.
+  std::vector<std::string> parts(1);
+  for (char c : text) {
+    if (c == ':')
+      parts.emplace_back();
+    else
+      parts.back().push_back(c);
+  }
   require(parts.size() == 4, "--sweep '" + text + "': expected NAME:LO:HI:N, e.g. a:0:8:100");
   s.name = parts[0];
   try {

@@ -43,7 +43,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"team_size", o.team_size},
           {"mode", to_string(o.mode)},
           {"error_estimate", to_string(o.error_estimate)},
-          {"rule", o.mode == Mode::paper || o.rule == Rule::degree7
+          {"rule", o.mode == Mode::paper || o.rule == Rule::degree7 || p.dim < 2
                        ? "Genz-Malik degree 7 with embedded degree 5"
                        : "fully symmetric degree 9 (Genz & Malik) with null rules of degree 7, 5, 3, 1"},
           {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published"
@@ -135,7 +135,8 @@ class Command final : public cli::Command {
  public:
   std::string name() const override { return "cubature"; }
   std::string description() const override {
-    return "Adaptive multidimensional cubature (Genz-Malik rule, two-phase parallel algorithm) of a built-in integrand";
+    return "Adaptive multidimensional cubature of a built-in integrand: two-phase parallel algorithm with the fully "
+           "symmetric degree-9 rule (default) or the Genz-Malik degree-7 rule";
   }
 
   void add_options(CLI::App& sub) override {
@@ -143,88 +144,121 @@ class Command final : public cli::Command {
                    "Genz family: oscillatory, product_peak, corner_peak, gaussian, c0, discontinuous; or the "
                    "paper's f1..f5 (unit cube, no parameters)")
         ->capture_default_str();
-    sub.add_option("--dim", params_.dim, "Dimension n (1..16)")->capture_default_str();
-    sub.add_option("--lower", params_.lower, "Lower bounds: one value or n, comma separated")
-        ->delimiter(',')
-        ->default_str("0");
-    sub.add_option("--upper", params_.upper, "Upper bounds: one value or n, comma separated")
-        ->delimiter(',')
-        ->default_str("1");
-    a_option_ =
-        sub.add_option("--a", params_.a,
-                       "Genz difficulty a_i: one value or n (default per family: oscillatory 2, product_peak 5, "
-                       "corner_peak 1, gaussian 5, c0 2, discontinuous 1)")
-            ->delimiter(',');
-    u_option_ =
-        sub.add_option("--u", params_.u, "Genz location u_i: one value or n")->delimiter(',')->default_str("0.5");
-    sub.add_option("--rel-tol", params_.tolerances.relative, "Relative tolerance, in [0, 1)")->capture_default_str();
-    sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance, >= 0")->capture_default_str();
+    sub.add_option("--dim", params_.dim, "Dimension n")->transform(cli::count<int>(1, max_dim))->capture_default_str();
+    sub.add_option("--lower", lower_text_, "Lower bounds: one value or n, comma separated")->capture_default_str();
+    sub.add_option("--upper", upper_text_, "Upper bounds: one value or n, comma separated")->capture_default_str();
+    a_option_ = sub.add_option("--a", a_text_,
+                               "Genz difficulty a_i: one value or n, comma separated (default per family: oscillatory "
+                               "2, product_peak 5, corner_peak 1, gaussian 5, c0 2, discontinuous 1)");
+    u_option_ = sub.add_option("--u", u_text_,
+                               "Genz location u_i: one value or n, comma separated (oscillatory reads u_1, "
+                               "discontinuous u_1 and u_2; corner_peak has none)")
+                    ->capture_default_str();
+    rel_tol_option_ = sub.add_option("--rel-tol", params_.tolerances.relative,
+                                     "Relative tolerance, in [0, 1) (default 1e-6 in double precision, 1e-3 in float: "
+                                     "float's rounding holds the error estimates near 1e-4 of the integral)")
+                          ->check(cli::real_in({0.0, 1.0, false, true}));
+    sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance, >= 0")
+        ->check(cli::real_in(cli::at_least(0)))
+        ->capture_default_str();
     sub.add_option("--max-evals", max_evals_, "Most integrand evaluations (e.g. 1e8)")
         ->transform(cli::count<std::int64_t>(1))
         ->default_str("1e9");
     sub.add_option("--mode", mode_,
-                   "improved (|I7 - I5| raised by null rules on coarse regions, breadth-first phase 1 while the list "
-                   "fits --max-memory-mb, filtering) or paper (Arumugam et al. 2013 as published)")
+                   "improved (breadth-first phase 1 while the list fits --max-memory-mb, null-rule error estimates, "
+                   "filtering) or paper (Arumugam et al. 2013 as published: the degree-7 rule and |I7 - I5|)")
         ->check(CLI::IsMember({"improved", "paper"}))
         ->capture_default_str();
     sub.add_option("--error-estimate", error_estimate_,
-                   "automatic (null_rules in improved mode, difference in paper mode), difference (|I7 - I5|), "
-                   "null_rules or two_level (null rules unfloored where asymptotic, checked at every split)")
+                   "automatic (improved mode: two_level with the degree-9 rule, null_rules with degree 7; paper "
+                   "mode: difference), difference (|I7 - I5|; degree-7 rule only), null_rules, or two_level "
+                   "(null rules unfloored where asymptotic, checked at every split)")
         ->check(CLI::IsMember({"automatic", "difference", "null_rules", "two_level"}))
         ->capture_default_str();
-    sub.add_option("--rule", rule_,
-                   "Improved mode's cubature rule: degree9 (fully symmetric, 273-1105 points at n = 5-8, null-rule "
-                   "estimate) or degree7 (Genz-Malik, 93-401 points); paper mode always uses degree7")
-        ->check(CLI::IsMember({"degree7", "degree9"}))
-        ->capture_default_str();
+    rule_option_ = sub.add_option("--rule", rule_,
+                                  "Improved mode's cubature rule: degree9 (fully symmetric, 273-1105 points at n = "
+                                  "5-8, null-rule estimate; n >= 2, in one dimension degree7 stands in) or degree7 "
+                                  "(Genz-Malik, 93-401 points); the paper mode always uses degree7")
+                       ->check(CLI::IsMember({"degree7", "degree9"}))
+                       ->capture_default_str();
     auto& o = params_.options;
     sub.add_option("--initial-regions", o.initial_regions,
                    "Phase 1 starts from an even partition of about this many regions")
+        ->transform(cli::count<int>(1, 1 << 24))
         ->capture_default_str();
-    sub.add_option("--max-regions", o.max_regions, "Lmax: phase-1 splits aim at a list of this many regions")
-        ->capture_default_str();
-    sub.add_option("--phase2-regions", o.phase2_regions, "Hand over to phase 2 once this many regions are unfinished")
-        ->capture_default_str();
-    sub.add_option("--max-split", o.max_split, "Most pieces a region is cut into in one phase-1 step")
-        ->capture_default_str();
-    sub.add_option("--max-phase1-iterations", o.max_phase1_iterations, "Phase-1 iteration limit")
+    paper_only_ = {
+        sub.add_option("--max-regions", o.max_regions,
+                       "Paper mode: Lmax, phase-1 splits aim at a list of this many "
+                       "regions")
+            ->transform(cli::count<int>(2, 1 << 24))
+            ->capture_default_str(),
+        sub.add_option("--phase2-regions", o.phase2_regions,
+                       "Paper mode: hand over to phase 2 once this many regions are unfinished (at most half of "
+                       "--max-regions)")
+            ->transform(cli::count<int>(1, 1 << 23))
+            ->capture_default_str(),
+        sub.add_option("--max-split", o.max_split, "Paper mode: most pieces a region is cut into in one phase-1 step")
+            ->transform(cli::count<int>(2, 64))
+            ->capture_default_str()};
+    sub.add_option("--max-phase1-iterations", o.max_phase1_iterations,
+                   "Phase-1 iteration limit (the improved mode allows 16 times this)")
+        ->transform(cli::count<int>(1, max_phase1_iteration_limit))
         ->capture_default_str();
     sub.add_option("--heap-capacity", o.heap_capacity,
-                   "Subregions each phase-2 region may hold (0: as many as --max-memory-mb allows)")
+                   "Subregions each phase-2 region may hold: 0 (as many as --max-memory-mb allows, at least 16) or "
+                   "2 to 2^24")
+        ->transform(cli::count<int>(0, 1 << 24))
         ->capture_default_str();
     sub.add_option("--max-memory-mb", o.max_memory_mb,
                    "Memory for the phase-2 heaps of one batch (MB); improved mode: also for the phase-1 region lists")
+        ->check(cli::real_in(cli::above(0)))
         ->capture_default_str();
-    sub.add_option("--max-host-memory-mb", o.max_host_memory_mb,
-                   "Improved mode: host memory for unevaluated regions parked while the list is refined in pieces "
-                   "that fit --max-memory-mb (MB; 0: hand the list to phase 2's heaps instead)")
+    host_memory_option_ =
+        sub.add_option("--max-host-memory-mb", o.max_host_memory_mb,
+                       "Improved mode: host memory for unevaluated regions parked while the list is refined in pieces "
+                       "that fit --max-memory-mb (MB; 0: hand the list to phase 2's heaps instead)")
+            ->check(cli::real_in(cli::at_least(0)))
+            ->capture_default_str();
+    sub.add_option("--team-size", o.team_size,
+                   "Threads per region (0: 1 on CPUs, 32 on GPUs); at most what the backend runs the kernels with "
+                   "(on host backends the thread count)")
+        ->transform(cli::count<int>(0, 1024))
         ->capture_default_str();
-    sub.add_option("--team-size", o.team_size, "Threads per region (0: 1 on CPUs, 32 on GPUs)")->capture_default_str();
     sub.add_option("--sweep", sweep_text_,
                    "Integrate a batch, one integral per value: NAME:LO:HI:N with NAME a (every a_i set to the "
                    "value) or u (every u_i); Genz families only");
-    sub.add_option("--concurrency", concurrency_,
-                   "With --sweep: integrals in flight at once on a GPU, each on its own stream (0 or 1: one at a "
-                   "time, the fastest measured but for tiny integrals; host backends run them one after another)")
-        ->capture_default_str();
+    concurrency_option_ =
+        sub.add_option("--concurrency", concurrency_,
+                       "With --sweep: integrals in flight at once on a GPU, each on its own stream (0 or 1: one at a "
+                       "time, the fastest measured but for tiny integrals; host backends run them one after another)")
+            ->transform(cli::count<int>(0, 1024))
+            ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override {
-    params_.options.max_evaluations = max_evals_;
-    params_.options.mode = mode_ == "paper" ? Mode::paper : Mode::improved;
-    params_.options.rule = rule_ == "degree9" ? Rule::degree9 : Rule::degree7;
-    params_.options.error_estimate = error_estimate_ == "difference"   ? ErrorEstimate::difference
-                                     : error_estimate_ == "null_rules" ? ErrorEstimate::null_rules
-                                     : error_estimate_ == "two_level"  ? ErrorEstimate::two_level
-                                                                       : ErrorEstimate::automatic;
-    require(params_.tolerances.relative < 1,
-            "--rel-tol must lie in [0, 1) (a relative tolerance of 1 or more accepts any estimate)");
+    auto& o = params_.options;
+    o.max_evaluations = max_evals_;
+    o.mode = mode_ == "paper" ? Mode::paper : Mode::improved;
+    o.rule = rule_ == "degree9" ? Rule::degree9 : Rule::degree7;
+    o.error_estimate = error_estimate_ == "difference"   ? ErrorEstimate::difference
+                       : error_estimate_ == "null_rules" ? ErrorEstimate::null_rules
+                       : error_estimate_ == "two_level"  ? ErrorEstimate::two_level
+                                                         : ErrorEstimate::automatic;
+    params_.lower = cli::parse_reals(lower_text_, "--lower");
+    params_.upper = cli::parse_reals(upper_text_, "--upper");
+    params_.a = a_option_->count() > 0 ? cli::parse_reals(a_text_, "--a") : std::vector<double>{};
+    params_.u = cli::parse_reals(u_text_, "--u");
+    bool const single = context.precision == Precision::f32;
+    if (rel_tol_option_->count() == 0) params_.tolerances.relative = single ? float_rel_tol : double_rel_tol;
+    check_options(single);
+    if (o.team_size > 0) {
+      // Past the backend's limit the launch fails with Kokkos' own message.
+      int const largest = max_team_size(context.precision);
+      require(o.team_size <= largest,
+              fmt::format("--team-size {}: this backend runs the cubature kernels with teams of at most {} threads",
+                          o.team_size, largest));
+    }
     auto const family = parse_family(params_.integrand);
-    if (family && is_paper(*family))
-      for (auto* o : {a_option_, u_option_})
-        require(o->count() == 0, o->get_name() + ": " + params_.integrand +
-                                     " is one of the paper's fixed integrands and has no parameters (leave it out)");
-    require(concurrency_ >= 0 && concurrency_ <= 1024, "--concurrency must be in [0, 1024]");
     if (sweep_text_.empty()) return run_cases(context, {params_}, "");
     cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
     require(sweep.name == "a" || sweep.name == "u", "--sweep '" + sweep_text_ + "': NAME must be a or u");
@@ -232,9 +266,13 @@ class Command final : public cli::Command {
             "--sweep " + sweep_text_ + " sets every " + sweep.name + "_i at each point: leave out --" + sweep.name);
     require(!family || !is_paper(*family),
             "--sweep: " + params_.integrand + " has no parameters (sweeps are for the Genz families)");
+    require(sweep.name != "u" || family != Family::corner_peak,
+            "--sweep " + sweep_text_ + ": corner_peak has no location u (every point would be the same integral)");
     std::vector<Params> cases(sweep.n, params_);
-    for (int k = 0; k < sweep.n; ++k)
+    for (int k = 0; k < sweep.n; ++k) {
       (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
+      validate(cases[k], sweep.name == "a" ? "--sweep " + sweep_text_ : std::string("--a"));
+    }
     auto r = run_cases(context, cases, "sweep", true);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
     r.parameters["concurrency"] = concurrency_;
@@ -273,27 +311,31 @@ class Command final : public cli::Command {
 
   std::string summarize(report::RunReport const& r) const override {
     auto one = [](nlohmann::json const& c) {
-      double const true_error = c["true_error"].is_null() ? std::nan("") : c["true_error"].get<double>();
-      return fmt::format("{} {}-D: I = {:.12g} +- {:.2g} (true error {:.2g}), {} evaluations, {}",
-                         c["integrand"].get<std::string>(), c["dim"].get<int>(), c["integral"].get<double>(),
-                         c["error_estimate"].get<double>(), true_error, c["evaluations"].get<long long>(),
-                         c["status"].get<std::string>());
+      // f3 and f4 have reference values in few dimensions only.
+      std::string const true_error = c["true_error"].is_null()
+                                         ? std::string("exact value unknown")
+                                         : fmt::format("true error {:.2g}", c["true_error"].get<double>());
+      return fmt::format("{} {}-D: I = {:.12g} +- {:.2g} ({}), {} evaluations, {}", c["integrand"].get<std::string>(),
+                         c["dim"].get<int>(), c["integral"].get<double>(), c["error_estimate"].get<double>(),
+                         true_error, c["evaluations"].get<long long>(), c["status"].get<std::string>());
     };
     if (!r.results.contains("cases")) return one(r.results);
     auto const& cases = r.results["cases"];
     if (cases.size() > 4) {  // a sweep: one line for all of them
-      std::size_t converged = 0;
+      std::size_t converged = 0, known = 0;
       long long evaluations = 0;
       double worst = 0;
       for (auto const& c : cases) {
         converged += c["status"] == cli::status::converged ? 1 : 0;
         evaluations += c["evaluations"].get<long long>();
-        if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
+        if (c["relative_true_error"].is_null()) continue;
+        worst = std::max(worst, c["relative_true_error"].get<double>());
+        ++known;
       }
       return fmt::format(
-          "{} integrals of {} {}-D: {} converged, {} evaluations in all, largest relative true error {:.2g}",
-          cases.size(), cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
-          worst);
+          "{} integrals of {} {}-D: {} converged, {} evaluations in all, {}", cases.size(),
+          cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
+          known == 0 ? std::string("exact values unknown") : fmt::format("largest relative true error {:.2g}", worst));
     }
     std::string s;
     for (auto const& c : r.results["cases"]) s += (s.empty() ? "" : "; ") + one(c);
@@ -319,8 +361,9 @@ class Command final : public cli::Command {
     for (auto const& p : cases) parameters.push_back(parameters_json(p));  // validates before any work
     {
       auto const& o = cases.front().options;
-      cli::require_memory(context, o.max_memory_mb * 1048576.0 * (batch ? std::max(concurrency_, 1) : 1),
-                          o.max_host_memory_mb * 1048576.0,
+      // Only a GPU runs several integrals of a batch at once (integrate_batch).
+      int const at_once = batch && context.resources.device_memory_bytes > 0 ? std::max(concurrency_, 1) : 1;
+      cli::require_memory(context, o.max_memory_mb * 1048576.0 * at_once, o.max_host_memory_mb * 1048576.0,
                           fmt::format("cubature with --max-memory-mb {} and --max-host-memory-mb {}", o.max_memory_mb,
                                       o.max_host_memory_mb));
     }
@@ -358,7 +401,64 @@ class Command final : public cli::Command {
     return r;
   }
 
+  // Refuses what the chosen mode, rule or integrand would not use, and the combinations the
+  // options' own ranges cannot see, naming the options as typed; before any work.
+  void check_options(bool single) const {
+    auto const& o = params_.options;
+    auto const& tol = params_.tolerances;
+    bool const paper = o.mode == Mode::paper;
+    auto const family = parse_family(params_.integrand);
+    auto refuse_unless = [](CLI::Option const* option, bool applies, std::string const& when) {
+      require(applies || option->count() == 0, option->get_name() + " " + when);
+    };
+    refuse_unless(rule_option_, !paper,
+                  "applies to --mode improved only (the paper mode always uses the degree-7 rule)");
+    refuse_unless(host_memory_option_, !paper,
+                  "applies to --mode improved only (the paper mode hands unfinished regions to phase 2)");
+    for (auto const* option : paper_only_)
+      refuse_unless(option, paper,
+                    "applies to --mode paper only (the improved mode bisects while the list fits --max-memory-mb)");
+    refuse_unless(concurrency_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
+    refuse_unless(rule_option_, o.rule != Rule::degree9 || params_.dim >= 2,
+                  "degree9 needs --dim 2 or more (in one dimension the degree-7 rule stands in)");
+    bool const nine = !paper && o.rule == Rule::degree9 && params_.dim >= 2;
+    require(!(nine && o.error_estimate == ErrorEstimate::difference),
+            "--error-estimate difference needs --rule degree7 or --mode paper (the degree-9 rule has no embedded "
+            "degree-5 rule to take |I7 - I5| from)");
+    if (family && is_paper(*family))
+      for (auto const* option : {a_option_, u_option_})
+        require(option->count() == 0,
+                option->get_name() + ": " + params_.integrand +
+                    " is one of the paper's fixed integrands and has no parameters (leave it out)");
+    require(u_option_->count() == 0 || family != Family::corner_peak,
+            "--u: corner_peak has no location parameter (leave it out)");
+    require(tol.relative > 0 || tol.absolute > 0, "--rel-tol and --abs-tol are both 0: at least one must be > 0");
+    std::int64_t const points = nine ? rule9_points(params_.dim) : rule_points(params_.dim);
+    require(o.max_evaluations >= points,
+            fmt::format("--max-evals {}: below one application of the rule ({} points in {} dimensions)",
+                        o.max_evaluations, points, params_.dim));
+    require(
+        !paper || 2 * o.phase2_regions <= o.max_regions,
+        fmt::format("--phase2-regions {} must be at most half of --max-regions ({})", o.phase2_regions, o.max_regions));
+    require(o.heap_capacity != 1, "--heap-capacity 1: must be 0 (as many as --max-memory-mb allows) or in [2, 2^24]");
+    if (single && rel_tol_option_->count() > 0 && tol.relative < float_floor && tol.absolute == 0)
+      cli::warn(
+          fmt::format("cubature --precision float --rel-tol {:g}: float's rounding holds the error estimates near "
+                      "1e-4 of the integral, so this likely ends budget_exhausted (use --precision double)",
+                      tol.relative));
+  }
+
+  // --rel-tol when not given: float's rounding stops the error estimates near 1e-4 of the integral
+  // (5-D Genz cases: 4e-5 to 2e-4), so float gets 1e-3 as the `run` command's cases do.
+  static constexpr double double_rel_tol = 1e-6, float_rel_tol = 1e-3, float_floor = 1e-4;
+
   Params params_;
+  std::string lower_text_ = "0", upper_text_ = "1", a_text_, u_text_ = "0.5";
+  CLI::Option* rel_tol_option_ = nullptr;
+  CLI::Option* rule_option_ = nullptr;
+  CLI::Option* host_memory_option_ = nullptr;
+  CLI::Option* concurrency_option_ = nullptr;
+  std::vector<CLI::Option*> paper_only_;  // --max-regions, --phase2-regions, --max-split
   std::int64_t max_evals_ = 1000000000;
   std::string mode_ = "improved", error_estimate_ = "automatic";
   std::string rule_ = to_string(Options{}.rule);

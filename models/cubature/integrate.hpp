@@ -58,6 +58,8 @@
 // budget_exhausted, storage_exhausted, integrand_not_finite (a NaN or infinity was seen), or
 // not_converged (the tolerance moved with |I| after the shares were handed out; rare).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -100,6 +102,20 @@ constexpr bool check_integrand() {
 
 }  // namespace detail
 
+// The largest Options::team_size this backend runs the cubature kernels with for integrands of
+// type F in precision Real: the threads of the pool on host backends (1 on Serial), on GPUs what
+// the kernels' registers and scratch memory allow. Launches nothing and allocates nothing.
+template <class ExecutionSpace, class Real, class F>
+int max_team_size(ExecutionSpace const& space, F const& f) {
+  using Mem = typename ExecutionSpace::memory_space;
+  int evaluate = 0, refine = 0;
+  detail::evaluate_list<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 1,
+                                              Kokkos::View<int*, Mem>(), NullRules<Real>(), 0, &evaluate);
+  detail::phase2_batch<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 0, 1, {}, {}, {}, {}, {},
+                                             false, NullRules<Real>(), &refine);
+  return std::min(evaluate, refine);
+}
+
 // Integrates f over the box [lower, upper] (see the top of this file).
 template <class ExecutionSpace, class Real, class F>
 Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> const& lower,
@@ -108,6 +124,12 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                 "parity::cubature::integrate: the first template argument must be a Kokkos execution space");
   static_assert(detail::check_integrand<F, Real>());
   validate(lower, upper, tol, opt);
+  // Checked before anything is allocated: past the limit the launch itself fails.
+  int const team = detail::resolve_team_size<ExecutionSpace>(opt.team_size),
+            largest = max_team_size<ExecutionSpace, Real>(space, f);
+  require(team <= largest, "team size " + std::to_string(team) +
+                               " is above the largest team this backend runs the cubature kernels with (" +
+                               std::to_string(largest) + ")");
   detail::Integrator<ExecutionSpace, Real, F> integrator(space, f, lower, upper, tol, opt);
   return integrator.run();
 }

@@ -29,6 +29,9 @@ constexpr std::int64_t rule9_points(int n) {
   return n < 2 ? rule_points(n) : 1 + 8 * d + 6 * d * (d - 1) + 4 * d * (d - 1) * (d - 2) / 3 + (std::int64_t(1) << n);
 }
 
+// Largest Options::max_phase1_iterations (the improved mode's limit, 16 times it, stays an int).
+inline constexpr int max_phase1_iteration_limit = 1 << 20;
+
 enum class Status { converged, budget_exhausted, storage_exhausted, integrand_not_finite, not_converged };
 
 inline char const* to_string(Status s) {
@@ -199,7 +202,8 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(opt.phase2_regions >= 1 && 2 * opt.phase2_regions <= opt.max_regions,
           "phase-2 regions must be >= 1 and at most half of max regions (Lmax)");
   require(opt.max_split >= 2 && opt.max_split <= 64, "max split must be in [2, 64]");
-  require(opt.max_phase1_iterations >= 1, "max phase-1 iterations must be >= 1");
+  require(opt.max_phase1_iterations >= 1 && opt.max_phase1_iterations <= max_phase1_iteration_limit,
+          "max phase-1 iterations must be in [1, 2^20]");
   require(opt.heap_capacity == 0 || (opt.heap_capacity >= 2 && opt.heap_capacity <= (1 << 24)),
           "heap capacity must be 0 (automatic) or in [2, 2^24]");
   require(std::isfinite(opt.max_memory_mb) && opt.max_memory_mb > 0, "max memory must be > 0 MB");

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "models/sde/ensemble_layout.hpp"
 #include "models/sde/entry.hpp"
 #include "models/sde/params.hpp"
 #include "models/sde/report.hpp"
@@ -17,6 +18,7 @@
 #include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::sde {
 namespace {
@@ -28,15 +30,30 @@ constexpr char const* noise_law_help =
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
 
-// Memory of an ensemble run (ensemble.hpp): per path the state (dim Real), a winding count (int)
-// and the time sums (dim double, two more in SRK2's stage copies); per sample and point the moments.
-void require_ensemble_memory(cli::Context const& context, double paths_total, double samples, double points, int dim,
-                             int bins, std::string const& what) {
-  double const real = context.precision == Precision::f32 ? 4 : 8;
-  double const device =
-      paths_total * (2 * dim * real + 4 + dim * 8) + samples * points * 2 * dim * 8 + points * bins * 4;
-  double const host = samples * points * 2 * dim * 8 * 3 + points * bins * 4;  // results, arrays, report
+// Memory of an ensemble run: what integrate() allocates (ensemble_device_bytes, from the same
+// layout) and `extra` device bytes of the system; on the host the copies of the moments and
+// histogram (results, arrays, report) and, on several ranks, the chunk sums gathered.
+void require_ensemble_memory(cli::Context const& context, long paths, long samples, long points, int dim, int bins,
+                             double extra, std::string const& what) {
+  EnsembleShape shape;
+  shape.points = points;
+  shape.paths = paths;
+  shape.dim = dim;
+  shape.samples = samples;
+  shape.bins = bins;
+  shape.real_bytes = context.precision == Precision::f32 ? 4 : 8;
+  shape.ranks = run::ranks::size();
+  // Host backends' scatter views keep a histogram per thread.
+  shape.histogram_copies = context.resources.device_memory_bytes > 0 ? 1 : 1 + context.resources.concurrency;
+  double const device = ensemble_device_bytes(shape) + extra;
+  double const chunk_sums = shape.ranks > 1 ? 2.0 * double(points) * moment_chunks(paths) * 2 * dim * 8 : 0.0;
+  double const host = double(samples) * double(points) * 2 * dim * 8 * 3 + double(points) * bins * 4 + chunk_sums;
   cli::require_memory(context, device, host, what);
+}
+
+// Refuses --noise-law where the noise it draws is multiplied by zero.
+void require_noise(CLI::Option const* noise_law, bool noisy, std::string const& why) {
+  require(noise_law->count() == 0 || noisy, "--noise-law applies only with noise: " + why);
 }
 
 // Rates, and the work of the timed integration phase for the comparison runner's roofline.
@@ -72,19 +89,32 @@ class JosephsonCommand final : public cli::Command {
         sub.add_option("--noise,-D", p_.D, "Noise intensity D (thermal, sqrt(2 gamma D) xi)")->capture_default_str();
     fixed_["f"] = sub.add_option("--force,-f", p_.f, "Constant bias force f")->capture_default_str();
     sub.add_option("--steps-per-period", p_.steps_per_period, "Time steps per drive period (dt = 2 pi / omega / this)")
+        ->transform(cli::count<int>(4, 1000000))
         ->capture_default_str();
-    sub.add_option("--periods", p_.periods, "Run length in drive periods")->capture_default_str();
-    sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>>")
+    sub.add_option("--periods", p_.periods, "Run length in drive periods (times --steps-per-period at most 2^40)")
+        ->transform(cli::count<long>(1, long(1) << 38))
         ->capture_default_str();
-    sub.add_option("--paths", p_.paths, "Trajectories per parameter value (paper: 2^19; at least 2 for an error bar)")
+    sub.add_option("--transient", p_.transient_periods, "Periods skipped before averaging <<v>> (below --periods)")
+        ->transform(cli::count<long>(0, long(1) << 38))
+        ->capture_default_str();
+    sub.add_option("--paths", p_.paths,
+                   "Trajectories per parameter value (paper: 2^19; at least 2 for an error bar; times the sweep "
+                   "points below 2^31)")
+        ->transform(cli::count<int>(1))
         ->capture_default_str();
     sub.add_option("--sample-every", p_.sample_every, "Steps between on-device ensemble samples")
+        ->transform(cli::count<int>(1))
         ->capture_default_str();
-    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 1 at the end")->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 1 at the end")
+        ->transform(cli::count<int>(1, 100000))
+        ->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 (2nd-order stochastic Runge-Kutta) or euler (Euler-Maruyama)")
+        ->check(CLI::IsMember({"srk2", "euler"}))
         ->capture_default_str();
-    sub.add_option("--noise-law", p_.noise_law, noise_law_help)->capture_default_str();
+    noise_law_ = sub.add_option("--noise-law", p_.noise_law, noise_law_help)
+                     ->check(CLI::IsMember({"gaussian", "five-point"}))
+                     ->capture_default_str();
     sub.add_option("--sweep", sweep_text_,
                    "Sweep a parameter, NAME:LO:HI:N with NAME in a, f, D, gamma; twice for a 2-D sweep "
                    "(all points in one launch)");
@@ -99,6 +129,9 @@ class JosephsonCommand final : public cli::Command {
         throw InvalidInput(fmt::format("--sweep {} sets {} at every sweep point: leave out {}", s,
                                        p_.sweeps.back().name, it->second->get_name()));
     }
+    bool swept_noise = false;
+    for (auto const& s : p_.sweeps) swept_noise = swept_noise || (s.name == "D" && (s.lo > 0 || s.hi > 0));
+    require_noise(noise_law_, p_.D > 0 || swept_noise, "--noise (-D) is 0");
     return solve_and_report(p_, context);
   }
 
@@ -159,8 +192,9 @@ class JosephsonCommand final : public cli::Command {
       double points = 1;
       for (auto const& s : p.sweeps) points *= s.n;
       double const steps = double(p.periods) * p.steps_per_period;
-      double const samples = std::ceil(steps / p.sample_every);
-      require_ensemble_memory(context, points * p.paths, samples, points, 2, p.bins,
+      long const samples = (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every;
+      double const drive_table = double(p.steps_per_period) * (context.precision == Precision::f32 ? 4 : 8);
+      require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table,
                               fmt::format("josephson with --paths {} x {} sweep points", p.paths, points));
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
@@ -262,6 +296,7 @@ class JosephsonCommand final : public cli::Command {
   }
 
   JosephsonParams p_;
+  CLI::Option* noise_law_ = nullptr;
   std::vector<std::string> sweep_text_;
   std::map<std::string, CLI::Option*> fixed_;  // the options a --sweep of that name replaces
 };
@@ -293,7 +328,9 @@ class KuramotoCommand final : public cli::Command {
   }
 
   void add_options(CLI::App& sub) override {
-    sub.add_option("--oscillators,-N", p_.oscillators, "Number of oscillators N (paper: 2^24)")->capture_default_str();
+    sub.add_option("--oscillators,-N", p_.oscillators, "Number of oscillators N (paper: 2^24; all pairs: at most 2^20)")
+        ->transform(cli::count<int>(2, 1 << 30))
+        ->capture_default_str();
     sub.add_option("--coupling-strength,-K", p_.K, "Coupling K (K_ij = K / N)")->capture_default_str();
     sub.add_option("--gamma", p_.gamma, "Friction gamma")->capture_default_str();
     sub.add_option("--noise,-D", p_.D, "Noise intensity D (the paper's T with gamma = 1)")->capture_default_str();
@@ -301,20 +338,31 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--omega-spread", p_.omega_spread, "Standard deviation of the natural frequencies (Gaussian)")
         ->capture_default_str();
     sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
-    sub.add_option("--steps", p_.steps, "Number of steps")->capture_default_str();
+    sub.add_option("--steps", p_.steps, "Number of steps")->transform(cli::count<long>(1))->capture_default_str();
     sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
+        ->transform(cli::count<int>(1))
         ->capture_default_str();
-    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")
+        ->transform(cli::count<int>(1, 100000))
+        ->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
-    sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
-    sub.add_option("--noise-law", p_.noise_law, noise_law_help)->capture_default_str();
-    sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
+    sub.add_option("--stepper", p_.stepper, "srk2 or euler")
+        ->check(CLI::IsMember({"srk2", "euler"}))
         ->capture_default_str();
-    tile_ = sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")->capture_default_str();
+    noise_law_ = sub.add_option("--noise-law", p_.noise_law, noise_law_help)
+                     ->check(CLI::IsMember({"gaussian", "five-point"}))
+                     ->capture_default_str();
+    sub.add_option("--coupling", p_.coupling, "mean-field (O(N) per step) or all-pairs (O(N^2), team-scratch tiles)")
+        ->check(CLI::IsMember({"mean-field", "all-pairs"}))
+        ->capture_default_str();
+    tile_ = sub.add_option("--tile", p_.tile, "All pairs: oscillators per tile in team scratch")
+                ->transform(cli::count<int>(1, 4096))
+                ->capture_default_str();
     splits_ =
         sub.add_option("--column-splits", p_.column_splits,
                        "All pairs: teams sharing a row tile, each over a share of the columns (0: enough to fill the "
                        "device, 1 on hosts)")
+            ->transform(cli::count<int>(0, 16))
             ->capture_default_str();
   }
 
@@ -322,6 +370,7 @@ class KuramotoCommand final : public cli::Command {
     if (p_.coupling != "all-pairs")
       for (auto* o : {tile_, splits_})
         require(o->count() == 0, o->get_name() + " applies to --coupling all-pairs only (the mean field has no tiles)");
+    require_noise(noise_law_, p_.D > 0, "--noise (-D) is 0");
     return solve_and_report(p_, context);
   }
 
@@ -408,6 +457,7 @@ class KuramotoCommand final : public cli::Command {
   }
 
   KuramotoParams p_;
+  CLI::Option* noise_law_ = nullptr;
   CLI::Option* tile_ = nullptr;
   CLI::Option* splits_ = nullptr;
 };

@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "models/sde/ensemble_layout.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/result.hpp"
 #include "models/sde/stepper.hpp"
@@ -158,9 +159,6 @@ struct ScaledValue {
   KOKKOS_INLINE_FUNCTION double operator()(int g, int k) const { return a(g, k) * scale; }
 };
 
-// Paths of a sweep point are summed in chunks of this many (the unit of the split across ranks).
-inline constexpr int moment_chunk = 1024;
-
 // Chunk sums of the chunks first_chunk .. first_chunk + partial.extent(0) - 1 (chunk u: point
 // u / chunks, its paths (u % chunks) * moment_chunk ...): partial(t, 2k) = sum over the chunk's paths
 // of value(l, k), partial(t, 2k+1) = sum of squares, where l = global path - first_path is the
@@ -170,19 +168,19 @@ template <int Dim, class ExecSpace, class Value, class Partial>
 void moment_partials(ExecSpace const& space, Value const& value, int paths, long first_chunk, long first_path,
                      Partial const& partial) {
   constexpr int K = 2 * Dim;
-  int const chunk = moment_chunk;
-  int const chunks = (paths + chunk - 1) / chunk;
+  long const chunk = moment_chunk, chunks = moment_chunks(paths);
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   Kokkos::parallel_for(
       "parity::sde::moment_partials", Policy(space, int(partial.extent(0)), Kokkos::AUTO),
       KOKKOS_LAMBDA(Member const& team) {
         long const u = first_chunk + team.league_rank();
-        int const p = int(u / chunks), c = int(u % chunks);
-        int const begin = c * chunk, end = begin + chunk < paths ? begin + chunk : paths;
+        int const p = int(u / chunks);
+        // long: the last chunk of 2^31 - 1 paths ends past int's range before it is clipped.
+        long const begin = (u % chunks) * chunk, end = begin + chunk < paths ? begin + chunk : long(paths);
         Sums<K> s;
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, begin, end),
+            Kokkos::TeamThreadRange(team, int(begin), int(end)),
             [&](int i, Sums<K>& acc) {
               int const l = int(long(p) * paths + i - first_path);
               for (int k = 0; k < Dim; ++k) {
@@ -204,7 +202,7 @@ void moment_partials(ExecSpace const& space, Value const& value, int paths, long
 template <int Dim, class ExecSpace, class Partial, class Out>
 void moment_totals(ExecSpace const& space, int params, int paths, Partial const& partial, Out const& out) {
   constexpr int K = 2 * Dim;
-  int const chunks = (paths + moment_chunk - 1) / moment_chunk;
+  int const chunks = int(moment_chunks(paths));
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   Kokkos::parallel_for(
@@ -214,7 +212,7 @@ void moment_totals(ExecSpace const& space, int params, int paths, Partial const&
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, chunks),
             [&](int c, Sums<K>& acc) {
-              for (int k = 0; k < K; ++k) acc.v[k] += partial(p * chunks + c, k);
+              for (int k = 0; k < K; ++k) acc.v[k] += partial(long(p) * chunks + c, k);
             },
             t);
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -355,13 +353,11 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   constexpr int dim = System::dim;
   int const P = sweep.size(), paths = cfg.paths, total = P * paths;
   // This rank's chunks [u0, u1) of the P * chunks (see the top of this file) and so its paths
-  // [g0, g0 + local).
-  int const chunks = (paths + detail::moment_chunk - 1) / detail::moment_chunk;
-  long const units = long(P) * chunks;
+  // [g0, g0 + local); ensemble_device_bytes (ensemble_layout.hpp) counts what is allocated below.
   int const nranks = cfg.ranks.size > 1 ? cfg.ranks.size : 1, rank = nranks > 1 ? cfg.ranks.rank : 0;
-  long const u0 = units * rank / nranks, u1 = units * (rank + 1) / nranks;
-  auto const first_path = [&](long u) { return (u / chunks) * long(paths) + (u % chunks) * detail::moment_chunk; };
-  int const g0 = int(first_path(u0)), local = int(first_path(u1) - first_path(u0));
+  EnsembleLayout const layout = ensemble_layout(P, paths, rank, nranks);
+  long const units = layout.units, u0 = layout.u0, u1 = layout.u1;
+  int const g0 = int(layout.first_path), local = int(layout.local_paths);
   int const samples = int((cfg.steps + cfg.sample_every - 1) / cfg.sample_every);
 
   EnsembleResult r;

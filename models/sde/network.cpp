@@ -306,9 +306,9 @@ void validate(NetworkKuramotoParams const& p) {
           "--network must be one of complete, erdos-renyi, watts-strogatz, lattice, random-regular, scale-free, "
           "file (got '" +
               kind + "')");
-  require(std::isfinite(p.K), "--K must be finite");
+  require(std::isfinite(p.K), "--coupling-strength (-K) must be finite");
   require(std::isfinite(p.gamma) && p.gamma > 0, "--gamma must be positive");
-  require(std::isfinite(p.D) && p.D >= 0, "--D (noise intensity) must be >= 0");
+  require(std::isfinite(p.D) && p.D >= 0, "--noise (-D), the noise intensity, must be >= 0");
   require(p.normalization == "n" || p.normalization == "mean-degree" || p.normalization == "degree",
           "--normalization must be n, mean-degree or degree");
   require(

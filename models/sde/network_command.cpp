@@ -1,5 +1,6 @@
 #include "models/sde/network_command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "models/sde/network.hpp"
 #include "models/sde/report.hpp"
+#include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 
@@ -37,8 +39,9 @@ class NetworkKuramotoCommand final : public cli::Command {
   }
 
   void add_options(CLI::App& sub) override {
-    sub.add_option("--oscillators,-N", p_.graph.n, "Number of oscillators N (generated networks)")
-        ->capture_default_str();
+    n_ = sub.add_option("--oscillators,-N", p_.graph.n, "Number of oscillators N (generated networks)")
+             ->transform(cli::count<int>(2, 1 << 26))
+             ->capture_default_str();
     sub.add_option("--network", p_.graph.kind,
                    "complete, erdos-renyi, watts-strogatz, lattice (2-D, periodic), random-regular, scale-free "
                    "(configuration model, P(k) ~ k^-exponent) or file (--network-file)")
@@ -46,15 +49,33 @@ class NetworkKuramotoCommand final : public cli::Command {
     sub.add_option("--network-file", p_.network_file,
                    "Matrix Market coordinate file of A_ij (real, integer or pattern; "
                    "general or symmetric)");
-    sub.add_option("--mean-degree", p_.graph.mean_degree,
-                   "erdos-renyi: <k>; watts-strogatz: ring neighbours k (even); random-regular: k")
-        ->capture_default_str();
-    sub.add_option("--rewire", p_.graph.rewire, "watts-strogatz: rewiring probability")->capture_default_str();
-    sub.add_option("--lattice-width", p_.graph.width, "lattice: columns (0: sqrt N)")->capture_default_str();
-    sub.add_option("--degree-exponent", p_.graph.exponent, "scale-free: exponent of P(k)")->capture_default_str();
-    sub.add_option("--k-min", p_.graph.k_min, "scale-free: smallest degree")->capture_default_str();
-    sub.add_option("--k-max", p_.graph.k_max, "scale-free: largest degree (0: sqrt N)")->capture_default_str();
-    sub.add_option("--network-seed", p_.graph.seed, "Seed of the generated network")->capture_default_str();
+    auto* mean_degree = sub.add_option("--mean-degree", p_.graph.mean_degree,
+                                       "erdos-renyi: <k>; watts-strogatz: ring neighbours k (even); random-regular: k")
+                            ->capture_default_str();
+    auto* rewire =
+        sub.add_option("--rewire", p_.graph.rewire, "watts-strogatz: rewiring probability")->capture_default_str();
+    auto* width = sub.add_option("--lattice-width", p_.graph.width, "lattice: columns (0: sqrt N)")
+                      ->transform(cli::count<int>(0, 1 << 26))
+                      ->capture_default_str();
+    auto* exponent =
+        sub.add_option("--degree-exponent", p_.graph.exponent, "scale-free: exponent of P(k)")->capture_default_str();
+    auto* k_min = sub.add_option("--k-min", p_.graph.k_min, "scale-free: smallest degree")
+                      ->transform(cli::count<int>(1))
+                      ->capture_default_str();
+    auto* k_max = sub.add_option("--k-max", p_.graph.k_max, "scale-free: largest degree (0: sqrt N)")
+                      ->transform(cli::count<int>(0))
+                      ->capture_default_str();
+    auto* seed = sub.add_option("--network-seed", p_.graph.seed,
+                                "Seed of the random networks (erdos-renyi, watts-strogatz, random-regular, scale-free)")
+                     ->capture_default_str();
+    // The networks each option describes (the others do not read it).
+    by_network_ = {{mean_degree, {"erdos-renyi", "watts-strogatz", "random-regular"}},
+                   {rewire, {"watts-strogatz"}},
+                   {width, {"lattice"}},
+                   {exponent, {"scale-free"}},
+                   {k_min, {"scale-free"}},
+                   {k_max, {"scale-free"}},
+                   {seed, {"erdos-renyi", "watts-strogatz", "random-regular", "scale-free"}}};
     sub.add_option("--normalization", p_.normalization,
                    "K_ij = K A_ij / norm: n (N), mean-degree (<k>) or degree (k_i)")
         ->capture_default_str();
@@ -63,23 +84,29 @@ class NetworkKuramotoCommand final : public cli::Command {
     sub.add_option("--noise,-D", p_.D, "Noise intensity D")->capture_default_str();
     sub.add_option("--omega-law", p_.omega_law, "Natural frequencies: identical, gaussian, lorentzian or file")
         ->capture_default_str();
-    sub.add_option("--omega-mean", p_.omega_mean, "Mean (gaussian) or centre (lorentzian) of the frequencies")
-        ->capture_default_str();
-    sub.add_option("--omega-width", p_.omega_width, "Standard deviation (gaussian) or half width (lorentzian)")
-        ->capture_default_str();
+    omega_mean_ = sub.add_option("--omega-mean", p_.omega_mean,
+                                 "The frequency of identical oscillators, the mean (gaussian) or centre (lorentzian)")
+                      ->capture_default_str();
+    omega_width_ = sub.add_option("--omega-width", p_.omega_width,
+                                  "Standard deviation (gaussian) or half width (lorentzian) of the frequencies")
+                       ->capture_default_str();
     sub.add_option("--omega-file", p_.omega_file, "One frequency per oscillator, whitespace separated");
     sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
-    sub.add_option("--steps", p_.steps, "Number of steps")->capture_default_str();
+    sub.add_option("--steps", p_.steps, "Number of steps")->transform(cli::count<long>(1))->capture_default_str();
     sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
+        ->transform(cli::count<int>(1))
         ->capture_default_str();
-    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")->capture_default_str();
+    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")
+        ->transform(cli::count<int>(1, 100000))
+        ->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed of the phases, frequencies and noise (Philox key)")
         ->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
-    sub.add_option("--noise-law", p_.noise_law, "gaussian or five-point")->capture_default_str();
+    noise_law_ = sub.add_option("--noise-law", p_.noise_law, "gaussian or five-point")->capture_default_str();
     sub.add_option("--replicas", p_.replicas,
                    "Independent realizations sharing K, integrated together (one product with 2 R columns); "
                    "replica r is the run with seed + r")
+        ->transform(cli::count<int>(1, 4096))
         ->capture_default_str();
     sub.add_option("--storage", p_.storage,
                    "Coupling matrix: sparse (CRS, spmv), dense (N x N, gemm; N <= 2^15) or auto (the one that "
@@ -87,7 +114,26 @@ class NetworkKuramotoCommand final : public cli::Command {
         ->capture_default_str();
   }
 
-  report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
+  report::RunReport execute(cli::Context& context) override {
+    validate(p_);
+    // Options the chosen network or frequency law does not read are refused, not ignored.
+    auto const& kind = p_.graph.kind;
+    for (auto const& [option, kinds] : by_network_) {
+      if (option->count() == 0 || std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+      std::string list;
+      for (auto const& k : kinds) list += (list.empty() ? "" : ", ") + k;
+      throw InvalidInput(option->get_name() + " applies to --network " + list + " only (not " + kind + ")");
+    }
+    require(n_->count() == 0 || kind != "file",
+            "--oscillators (-N) applies to generated networks only (--network file takes N from the file)");
+    auto const& law = p_.omega_law;
+    require(omega_mean_->count() == 0 || law != "file",
+            "--omega-mean applies to --omega-law identical, gaussian or lorentzian only (file gives every frequency)");
+    require(omega_width_->count() == 0 || law == "gaussian" || law == "lorentzian",
+            "--omega-width applies to --omega-law gaussian or lorentzian only (not " + law + ")");
+    require(noise_law_->count() == 0 || p_.D > 0, "--noise-law applies only with noise: --noise (-D) is 0");
+    return solve_and_report(p_, context);
+  }
 
   // Rows (oscillators) split across ranks (network_kuramoto.hpp).
   bool distributed() const override { return true; }
@@ -226,6 +272,11 @@ class NetworkKuramotoCommand final : public cli::Command {
   }
 
   NetworkKuramotoParams p_;
+  CLI::Option* n_ = nullptr;
+  CLI::Option* omega_mean_ = nullptr;
+  CLI::Option* omega_width_ = nullptr;
+  CLI::Option* noise_law_ = nullptr;
+  std::vector<std::pair<CLI::Option*, std::vector<std::string>>> by_network_;
 };
 
 }  // namespace

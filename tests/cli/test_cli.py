@@ -182,7 +182,12 @@ class Cli(CliTestCase):
         r = parity("krusell-smith", "--agents", "1e6", "--z-good", "0.5")
         self.assert_bad_input(r, "--z-good")
         self.assert_bad_input(parity("krusell-smith", "--agents", "1.5"), "--agents: '1.5' is not a whole number")
-        self.assert_bad_input(parity("josephson", "--paths", "1e10"), "--paths")
+        r = parity("josephson", "--paths", "1e10")
+        self.assert_bad_input(r, "--paths: 1e10 is out of range: must be in [1, 2^31 - 1]")
+        self.assertNotIn("Could not convert", r.stderr)
+        # A short alias is named as typed, beside its long name.
+        self.assert_bad_input(parity("kuramoto", "-N", "2.5"), "-N (--oscillators): '2.5' is not a whole number")
+        self.assert_bad_input(parity("kuramoto", "--oscillators", "2.5"), "--oscillators: '2.5' is not a whole number")
         self.assert_bad_input(parity("cubature", "--max-evals", "2.5"), "--max-evals: '2.5' is not a whole number")
 
     def test_unknown_option(self):

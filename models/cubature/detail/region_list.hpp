@@ -83,13 +83,15 @@ void even_partition(ExecutionSpace const& space, RegionList<Real, typename Execu
       });
 }
 
-// Applies the rule to regions first..count-1 of the list, one team per region.
+// Applies the rule to regions first..count-1 of the list, one team per region. With
+// largest_team set, launches nothing and stores there the largest team the backend runs this
+// kernel with (team_size is then unused).
 template <class ExecutionSpace, class Real, class F>
 void evaluate_list(ExecutionSpace const& space, F const& f, int n,
                    RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
                    int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
-                   NullRules<Real> const& nulls, std::int64_t first = 0) {
-  if (count <= first) return;
+                   NullRules<Real> const& nulls, std::int64_t first = 0, int* largest_team = nullptr) {
+  if (count <= first && !largest_team) return;
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   auto const center = list.center;
@@ -98,20 +100,26 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
   auto const error = list.error;
   auto const axis = list.axis;
   std::size_t const bytes = Scratch::shmem_size(rule_scratch_reals<Real>());
-  Kokkos::parallel_for(
-      "parity::cubature::phase1_evaluate",
-      Policy(space, int(count - first), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        std::int64_t const r = first + team.league_rank();
-        Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
-        auto const e = evaluate_rule(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          estimate(r) = e.integral;
-          error(r) = e.error;
-          axis(r) = e.axis;
-          finite(r) = e.finite ? 1 : 0;
-        });
-      });
+  auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+    std::int64_t const r = first + team.league_rank();
+    Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
+    auto const e = evaluate_rule(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      estimate(r) = e.integral;
+      error(r) = e.error;
+      axis(r) = e.axis;
+      finite(r) = e.finite ? 1 : 0;
+    });
+  };
+  if (largest_team) {
+    // A team of one is within every backend's limit (a larger request may throw right here).
+    *largest_team =
+        Policy(space, 1, 1).set_scratch_size(0, Kokkos::PerTeam(bytes)).team_size_max(kernel, Kokkos::ParallelForTag());
+    return;
+  }
+  Kokkos::parallel_for("parity::cubature::phase1_evaluate",
+                       Policy(space, int(count - first), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       kernel);
 }
 
 // Writes the d pieces of every flagged region (offset from the scan) into `to`. With d = 1 the

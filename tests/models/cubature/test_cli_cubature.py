@@ -30,7 +30,7 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(r, "--max-evals: 1e30 is out of range")
         self.assertNotIn("positive whole number", r.stderr)
         self.assert_bad_input(parity("cubature", "--rel-tol", "inf"), "--rel-tol: 'inf' is not a finite number")
-        self.assert_bad_input(parity("cubature", "--rel-tol", "10"), "--rel-tol must lie in [0, 1)")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "10"), "--rel-tol: 10 is out of range: must be in [0, 1)")
         self.assert_bad_input(parity("cubature", "--mode", "fast"), "--mode")
         help_text = parity("cubature", "--help").stdout
         self.assertNotIn("ENUM", help_text)
@@ -42,6 +42,106 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--integrand", "f2", "--u", "0.3"), "--u")
         self.assert_bad_input(parity("cubature", "--sweep", "a:1:2:3", "--a", "2"), "leave out --a")
         self.assert_bad_input(parity("probe", "--output", "x"), "--output")
+        # corner_peak has no location: --u and a sweep of it would change nothing.
+        self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--u", "0.3"), "--u: corner_peak")
+        self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "u:0.2:0.8:2"),
+                              "corner_peak has no location")
+
+    def test_options_the_mode_ignores_are_refused(self):
+        # Each says when it applies; each would run (and ignore the option) were it accepted.
+        cases = ((("--mode", "paper", "--rule", "degree9"), "--rule applies to --mode improved only"),
+                 (("--mode", "paper", "--rule", "degree7"), "--rule applies to --mode improved only"),
+                 (("--mode", "paper", "--max-host-memory-mb", "1"), "--max-host-memory-mb applies to --mode improved only"),
+                 (("--max-regions", "4096"), "--max-regions applies to --mode paper only"),
+                 (("--phase2-regions", "256"), "--phase2-regions applies to --mode paper only"),
+                 (("--max-split", "4"), "--max-split applies to --mode paper only"),
+                 (("--concurrency", "8"), "--concurrency applies to --sweep only"),
+                 (("--error-estimate", "difference"), "--error-estimate difference needs --rule degree7"),
+                 (("--dim", "1", "--rule", "degree9"), "--rule degree9 needs --dim 2"))
+        for args, message in cases:
+            self.assert_bad_input(parity("cubature", *args, "--quiet"), message)
+        # What they apply to still runs.
+        for args in (("--mode", "paper", "--max-split", "4", "--phase2-regions", "256"),
+                     ("--rule", "degree7", "--error-estimate", "difference"), ("--dim", "1", "--rule", "degree7"),
+                     ("--max-host-memory-mb", "1"), ("--sweep", "u:0.4:0.6:2", "--concurrency", "2")):
+            r = parity("cubature", *args, "--quiet")
+            self.assertEqual(r.returncode, 0, " ".join(args) + r.stdout + r.stderr)
+
+    def test_team_size_beyond_the_backend_limit(self):
+        # Host backends run teams of at most their thread count (Serial: one): refused before the
+        # launch with the limit, not Kokkos' own error.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "info.json")
+            self.assertEqual(parity("info", "--json", path).returncode, 0)
+            backend = json.loads(Path(path).read_text())["backend"]["backend"]
+        if backend == "cuda":
+            self.skipTest("GPU teams are limited by each kernel's registers")
+        largest = 2 if backend == "openmp" else 1
+        r = parity("cubature", "--team-size", str(largest + 1), "--threads", "2", "--quiet")
+        self.assert_bad_input(r, "--team-size %d" % (largest + 1))
+        self.assertIn("at most %d threads" % largest, r.stderr)
+        r = parity("cubature", "--team-size", str(largest), "--threads", "2", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_messages_name_the_option(self):
+        for args, message in ((("--dim", "0"), "--dim: 0 is out of range: must be in [1, 16]"),
+                              (("--rel-tol", "-1"), "--rel-tol: -1 is out of range: must be in [0, 1)"),
+                              (("--abs-tol", "-1"), "--abs-tol: -1 is out of range: must be >= 0"),
+                              (("--initial-regions", "0"), "--initial-regions: 0 is out of range"),
+                              (("--mode", "paper", "--max-split", "1"), "--max-split: 1 is out of range"),
+                              (("--max-memory-mb", "0"), "--max-memory-mb: 0 is out of range: must be > 0"),
+                              (("--max-host-memory-mb", "-1"), "--max-host-memory-mb: -1 is out of range"),
+                              (("--max-phase1-iterations", "0"), "--max-phase1-iterations: 0 is out of range"),
+                              (("--heap-capacity", "1"), "--heap-capacity 1"),
+                              (("--max-evals", "10"), "--max-evals 10"),
+                              (("--rel-tol", "0"), "--rel-tol and --abs-tol are both 0"),
+                              (("--lower", "1", "--upper", "0"), "--lower, --upper"),
+                              (("--integrand", "f9"), "--integrand f9"),
+                              (("--integrand", "corner_peak", "--a", "-1"), "--a: corner_peak"),
+                              (("--mode", "paper", "--phase2-regions", "2000"), "--phase2-regions 2000")):
+            self.assert_bad_input(parity("cubature", *args), message)
+        # Whole-number options take their real range, never a conversion failure.
+        for option in ("--dim", "--initial-regions", "--max-regions", "--phase2-regions", "--max-split",
+                       "--max-phase1-iterations", "--heap-capacity", "--team-size", "--concurrency", "--max-evals"):
+            r = parity("cubature", option, "1e30")
+            self.assert_bad_input(r, option + ": 1e30 is out of range")
+            self.assertNotIn("Could not convert", r.stderr)
+
+    def test_lists_refuse_empty_items(self):
+        for args, message in ((("--lower", "0,0,0,0,"), "--lower 0,0,0,0,: item 5 is empty"),
+                              (("--upper", "1,,1,1"), "--upper 1,,1,1: item 2 is empty"),
+                              (("--a", "5,5,5,5,"), "--a 5,5,5,5,: item 5 is empty"),
+                              (("--u", ",0.5"), "--u ,0.5: item 1 is empty"),
+                              (("--u", "0.5,x"), "--u 0.5,x: item 2"),
+                              (("--sweep", "u:0.2:0.8:2:"), "NAME:LO:HI:N")):
+            self.assert_bad_input(parity("cubature", *args, "--quiet"), message)
+
+    def test_float_default_tolerance(self):
+        # Not given, --rel-tol is 1e-3 in float (float's rounding holds the estimates near 1e-4 of
+        # the integral: 1e-6 ends budget_exhausted) and 1e-6 in double.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            for precision, rel_tol in (("float", 1e-3), ("double", 1e-6)):
+                r = parity("cubature", "--precision", precision, "--max-evals", "1e7", "--json", path, "--quiet")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertNotIn("warning", r.stderr)
+                doc = json.loads(Path(path).read_text())
+                self.assertEqual(doc["parameters"]["rel_tol"], rel_tol)
+                self.assertEqual(doc["results"]["status"], "converged")
+        # Asked for more than float can give: warned up front, not refused.
+        r = parity("cubature", "--precision", "float", "--rel-tol", "1e-6", "--max-evals", "1e6", "--quiet")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("warning: cubature --precision float --rel-tol 1e-06", r.stderr)
+        self.assertLess(r.stderr.index("warning"), r.stderr.index("budget_exhausted"))
+        r = parity("cubature", "--precision", "float", "--rel-tol", "1e-3", "--quiet")
+        self.assertNotIn("warning", r.stderr)
+
+    def test_help_names_the_default_rule(self):
+        text = " ".join(parity("cubature", "--help").stdout.split())  # however the lines are wrapped
+        self.assertIn("degree-9 rule (default)", text)
+        self.assertNotIn("(Genz-Malik rule, two-phase", text)
+        self.assertIn("improved mode: two_level with the degree-9 rule, null_rules with degree 7", text)
+        self.assertIn("default 1e-6 in double precision, 1e-3 in float", text)
 
     def test_good_run_report(self):
         with tempfile.TemporaryDirectory() as d:
@@ -94,9 +194,14 @@ class CubatureCli(CliTestCase):
             r = parity("cubature", "--integrand", "f3", "--dim", "6", "--rel-tol", "1e-1", "--max-evals", "2e5",
                        "--json", path, "--quiet")
             self.assertIn(r.returncode, (0, 3), r.stdout + r.stderr)
-            res = json.loads(Path(path).read_text())["results"]
+            self.assertIn("(exact value unknown)", r.stdout)
+            self.assertNotIn("nan", r.stdout)
+            text = Path(path).read_text()
+            self.assertNotIn("NaN", text)
+            res = json.loads(text)["results"]
             self.assertIsNone(res["exact"])
             self.assertIsNone(res["true_error"])
+            self.assertIsNone(res["relative_true_error"])
         self.assert_bad_input(parity("cubature", "--integrand", "f1", "--upper", "2"), "unit cube")
 
     def test_host_parking(self):
@@ -150,21 +255,23 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--sweep", "u:0:1"), "NAME:LO:HI:N")
         self.assert_bad_input(parity("cubature", "--integrand", "f1", "--sweep", "a:1:2:2"), "no parameters")
         self.assert_bad_input(parity("cubature", "--sweep", "u:0.2:0.8:2", "--concurrency", "-1"), "--concurrency")
+        self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "a:-1:1:2"),
+                              "--sweep a:-1:1:2: corner_peak")
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "a:-1:1:2"), "corner_peak")
 
     def test_bad_inputs(self):
-        self.assert_bad_input(parity("cubature", "--dim", "0"), "dimension")
-        self.assert_bad_input(parity("cubature", "--dim", "17"), "dimension")
+        self.assert_bad_input(parity("cubature", "--dim", "0"), "--dim")
+        self.assert_bad_input(parity("cubature", "--dim", "17"), "--dim")
         self.assert_bad_input(parity("cubature", "--lower", "1", "--upper", "0"), "lower bound")
         self.assert_bad_input(parity("cubature", "--integrand", "f9"), "unknown integrand")
-        self.assert_bad_input(parity("cubature", "--rel-tol", "-1"), "tolerance")
-        self.assert_bad_input(parity("cubature", "--rel-tol", "0", "--abs-tol", "0"), "tolerance")
-        self.assert_bad_input(parity("cubature", "--max-evals", "10"), "max evaluations")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "-1"), "--rel-tol")
+        self.assert_bad_input(parity("cubature", "--rel-tol", "0", "--abs-tol", "0"), "--abs-tol")
+        self.assert_bad_input(parity("cubature", "--max-evals", "10"), "one application of the rule")
         self.assert_bad_input(parity("cubature", "--max-evals", "-5"), "--max-evals")
         self.assert_bad_input(parity("cubature", "--dim", "3", "--a", "1,2"), "--a")
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--a", "-1"), "corner_peak")
-        self.assert_bad_input(parity("cubature", "--heap-capacity", "1"), "heap capacity")
-        self.assert_bad_input(parity("cubature", "--max-host-memory-mb", "-1"), "max host memory")
+        self.assert_bad_input(parity("cubature", "--heap-capacity", "1"), "--heap-capacity")
+        self.assert_bad_input(parity("cubature", "--max-host-memory-mb", "-1"), "--max-host-memory-mb")
         self.assert_bad_input(parity("cubature", "--dim", "many"), "--dim")
         self.assert_bad_input(parity("cubature", "--mode", "fast"), "--mode")
         self.assert_bad_input(parity("cubature", "--error-estimate", "guess"), "--error-estimate")
@@ -178,9 +285,10 @@ class CubatureCli(CliTestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
             evaluations = {}
-            for mode, rule in (("paper", "degree9"), ("improved", "degree7"), ("improved", "degree9")):
+            for mode, rule in (("paper", "degree7"), ("improved", "degree7"), ("improved", "degree9")):
+                rule_option = ("--rule", rule) if mode == "improved" else ()  # the paper mode has its own
                 r = parity("cubature", "--integrand", "f5", "--dim", "4", "--rel-tol", "1e-8", "--mode", mode,
-                           "--rule", rule, "--json", path, "--quiet")
+                           *rule_option, "--json", path, "--quiet")
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 doc = json.loads(Path(path).read_text())
                 self.assertEqual(doc["parameters"]["mode"], mode)

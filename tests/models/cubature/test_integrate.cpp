@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "models/cubature/integrands.hpp"
@@ -762,6 +763,25 @@ TEST(CubatureIntegrate, RejectsBadInput) {
   p.a = {-1};
   EXPECT_THROW(cub::validate(p), parity::InvalidInput);
   EXPECT_NO_THROW(cub::validate(cub::Params()));
+}
+
+// A team larger than the backend runs the kernels with is refused before any work, as bad input
+// with the limit, not by the launch (a Kokkos runtime error).
+TEST(CubatureIntegrate, TeamSizeBeyondTheBackendLimitIsBadInput) {
+  int const largest = cub::max_team_size<ExecSpace, double>(ExecSpace(), Polynomial5());
+  ASSERT_GE(largest, 1);
+  cub::Options o;
+  o.team_size = largest;
+  using V = std::vector<double>;
+  EXPECT_NO_THROW((cub::integrate<ExecSpace, double>(ExecSpace(), Polynomial5(), V{0, 0}, V{1, 1}, {}, o)));
+  if (largest >= 1024) GTEST_SKIP() << "no team size within [0, 1024] is past this backend's limit";
+  o.team_size = largest + 1;
+  try {
+    cub::integrate<ExecSpace, double>(ExecSpace(), Polynomial5(), V{0, 0}, V{1, 1}, {}, o);
+    ADD_FAILURE() << "team size " << o.team_size << " accepted";
+  } catch (parity::InvalidInput const& e) {
+    EXPECT_NE(std::string(e.what()).find("(" + std::to_string(largest) + ")"), std::string::npos) << e.what();
+  }
 }
 
 // The library entry point without any command-line types: defaults for the tolerances and

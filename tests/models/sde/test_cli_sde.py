@@ -45,12 +45,46 @@ class SdeCli(CliTestCase):
             self.assert_bad_input(r, option)
             for phantom in ("--D ", "--f ", "--K ", "--a "):
                 self.assertNotIn(phantom, r.stderr + r.stdout)
+        r = parity("network-kuramoto", "-D", "-1")
+        self.assert_bad_input(r, "--noise (-D)")
+        self.assertNotIn("--D ", r.stderr)
 
     def test_ignored_options_refused(self):
         self.assert_bad_input(parity("josephson", "--sweep", "a:0:1:3", "--amplitude", "2"), "--amplitude")
         self.assert_bad_input(parity("josephson", "--sweep", "D:0:1:3", "-D", "0.1"), "--noise")
         self.assert_bad_input(parity("kuramoto", "--tile", "64"), "--tile")
         self.assert_bad_input(parity("kuramoto", "--column-splits", "2"), "--column-splits")
+        # Without noise the noise law draws numbers that are multiplied by zero (small runs: each
+        # would finish, ignoring the option, were it accepted).
+        small = {"josephson": ("--paths", "64", "--periods", "10", "--transient", "1"),
+                 "kuramoto": ("-N", "256", "--steps", "10")}
+        for command, args in small.items():
+            self.assert_bad_input(parity(command, *args, "-D", "0", "--noise-law", "five-point", "-q"),
+                                  "--noise-law applies only with noise")
+        r = parity("josephson", *small["josephson"], "--sweep", "D:0:0.1:2", "--noise-law", "five-point", "-q")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # a sweep of D brings noise
+
+    def test_counts_name_their_range(self):
+        # Past an option's type the message gives its range, never a conversion failure; -N as typed.
+        for command, option in (("josephson", "--paths"), ("josephson", "--steps-per-period"), ("josephson", "--periods"),
+                                ("josephson", "--transient"), ("josephson", "--sample-every"), ("josephson", "--bins"),
+                                ("kuramoto", "--oscillators"), ("kuramoto", "--sample-every"), ("kuramoto", "--bins"),
+                                ("kuramoto", "--tile"), ("kuramoto", "--column-splits"),
+                                ("network-kuramoto", "--oscillators"), ("network-kuramoto", "--lattice-width"),
+                                ("network-kuramoto", "--k-min"), ("network-kuramoto", "--k-max"),
+                                ("network-kuramoto", "--sample-every"), ("network-kuramoto", "--bins"),
+                                ("network-kuramoto", "--replicas")):
+            r = parity(command, option, "1e12")
+            self.assert_bad_input(r, option + ": 1e12 is out of range: must be in [")
+            self.assertNotIn("Could not convert", r.stderr)
+        r = parity("josephson", "--paths", "1e12")
+        self.assert_bad_input(r, "--paths: 1e12 is out of range: must be in [1, 2^31 - 1]")
+        r = parity("kuramoto", "-N", "1e10")
+        self.assert_bad_input(r, "-N (--oscillators): 1e10 is out of range: must be in [2, 2^30]")
+
+    def test_sweep_refuses_empty_fields(self):
+        self.assert_bad_input(parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--sweep",
+                                     "a:0:1:3:", "-q"), "NAME:LO:HI:N")
 
     def test_meaningless_step_refused(self):
         self.assert_bad_input(parity("kuramoto", "--dt", "1e6"), "--dt")
@@ -205,6 +239,29 @@ class NetworkKuramotoCli(CliTestCase):
             with open(freq, "w") as f:
                 f.write("0.1 0.2 x\n")
             self.assert_bad_input(parity(net, "-N", "100", "--omega-law", "file", "--omega-file", freq), "--omega-file")
+
+    def test_options_the_network_ignores_are_refused(self):
+        net = ("network-kuramoto", "-N", "64", "--steps", "10", "-q")
+        for args, message in ((("--network", "lattice", "--rewire", "0.2"), "--rewire applies to --network watts-strogatz"),
+                              (("--network", "complete", "--mean-degree", "4"), "--mean-degree applies to --network"),
+                              (("--network", "complete", "--network-seed", "3"), "--network-seed applies to --network"),
+                              (("--network", "erdos-renyi", "--lattice-width", "8"), "--lattice-width applies to"),
+                              (("--network", "lattice", "--k-min", "2"), "--k-min applies to --network scale-free"),
+                              (("--network", "lattice", "--k-max", "9"), "--k-max applies to --network scale-free"),
+                              (("--network", "lattice", "--degree-exponent", "2.5"), "--degree-exponent applies"),
+                              (("--omega-width", "0.2"), "--omega-width applies to --omega-law gaussian or lorentzian"),
+                              (("-D", "0", "--noise-law", "five-point"), "--noise-law applies only with noise")):
+            self.assert_bad_input(parity(*net, *args), message)
+        with tempfile.TemporaryDirectory() as d:
+            mtx = os.path.join(d, "pair.mtx")
+            Path(mtx).write_text("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n")
+            freq = os.path.join(d, "omega.txt")
+            Path(freq).write_text("0.1 0.2")
+            self.assert_bad_input(parity("network-kuramoto", "--network", "file", "--network-file", mtx, "-N", "2"),
+                                  "--oscillators (-N) applies to generated networks only")
+            self.assert_bad_input(parity("network-kuramoto", "--network", "file", "--network-file", mtx, "--omega-law",
+                                         "file", "--omega-file", freq, "--omega-mean", "1"),
+                                  "--omega-mean applies to --omega-law identical, gaussian or lorentzian")
 
     @unittest.skipIf(HAVE_KOKKOS_KERNELS, "this build has Kokkos Kernels")
     def test_without_kokkos_kernels(self):

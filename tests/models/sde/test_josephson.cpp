@@ -7,6 +7,7 @@
 #include <numbers>
 #include <vector>
 
+#include "models/sde/ensemble_layout.hpp"
 #include "models/sde/solver.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -96,6 +97,63 @@ TEST(Josephson, FloatAndDoubleAgreeWithinStatisticalError) {
     EXPECT_GT(ed, 0);
     EXPECT_NEAR(vf, vd, 4 * std::sqrt(ed * ed + ef * ef));
   }
+}
+
+// The largest ensemble a sweep point may hold, 2^31 - 1 paths: its chunk layout and the memory
+// estimate the commands check before allocating (a GPU has room for such a run, so the estimate,
+// not the host's memory, must hold) count 2^21 chunks, the last one 1023 paths short, with no int
+// overflow on the way ("paths + one chunk" is past int's range).
+TEST(EnsembleLayout, LargestPathCountStaysInRange) {
+  long const paths = (1L << 31) - 1;
+  auto const l = sde::ensemble_layout(1, paths);
+  EXPECT_EQ(l.chunks, 1L << 21);
+  EXPECT_EQ(l.units, 1L << 21);
+  EXPECT_EQ(l.u0, 0);
+  EXPECT_EQ(l.u1, l.units);
+  EXPECT_EQ(l.first_path, 0);
+  EXPECT_EQ(l.local_paths, paths);
+  long next = 0;  // four ranks share them without gap or overlap
+  for (int rank = 0; rank < 4; ++rank) {
+    auto const s = sde::ensemble_layout(1, paths, rank, 4);
+    EXPECT_EQ(s.first_path, next);
+    EXPECT_GT(s.local_paths, 0);
+    next += s.local_paths;
+  }
+  EXPECT_EQ(next, paths);
+
+  sde::EnsembleShape shape;
+  shape.paths = paths;
+  shape.dim = 2;
+  shape.samples = 2000;
+  shape.bins = 64;
+  shape.real_bytes = 8;
+  double const per_path = 2 * 8 + 4 + 2 * 8;  // state, winding, time sums
+  double const chunk_sums = double(1L << 21) * 4 * 8;
+  double const samples = 2000.0 * 4 * 8;
+  double const bytes = sde::ensemble_device_bytes(shape);
+  EXPECT_GE(bytes, double(paths) * per_path + chunk_sums + samples);
+  EXPECT_LT(bytes, double(paths) * per_path + chunk_sums + samples + 1e6);
+  shape.ranks = 4;  // each rank a quarter of the paths, all the chunk sums twice (its own and all)
+  EXPECT_LT(sde::ensemble_device_bytes(shape), bytes / 3);
+}
+
+// Every path of a value that is 1 everywhere (no per-path memory): the chunk sums of the last
+// chunks of 2^31 - 1 paths, each the count of its paths.
+struct One {
+  KOKKOS_INLINE_FUNCTION double operator()(int, int) const { return 1.0; }
+};
+
+TEST(EnsembleLayout, LastChunkOfTheLargestEnsembleIsSummed) {
+  int const paths = int((1L << 31) - 1);
+  long const last = sde::moment_chunks(paths) - 1;
+  using Partial = Kokkos::View<double**, Kokkos::LayoutRight, ExecSpace::memory_space>;
+  Partial partial("partial", 2, 2);
+  sde::detail::moment_partials<1>(ExecSpace(), One{}, paths, last - 1, 0, partial);
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
+  EXPECT_EQ(h(0, 0), 1024);  // a whole chunk
+  EXPECT_EQ(h(0, 1), 1024);
+  EXPECT_EQ(h(1, 0), 1023);  // the last, one path short
+  EXPECT_EQ(h(1, 1), 1023);
 }
 
 }  // namespace parity_test_sde_josephson

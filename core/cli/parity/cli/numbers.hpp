@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace parity::cli {
 
@@ -21,8 +22,32 @@ CLI::Validator count(std::int64_t lo = 0) {
   return count_syntax(lo, std::int64_t(std::min<std::uintmax_t>(std::numeric_limits<T>::max(),
                                                                 std::numeric_limits<std::int64_t>::max())));
 }
+// The same with the option's own upper limit (at most T's).
+template <class T>
+CLI::Validator count(std::int64_t lo, std::int64_t hi) {
+  return count_syntax(
+      lo, std::min<std::int64_t>(hi, std::int64_t(std::min<std::uintmax_t>(std::numeric_limits<T>::max(),
+                                                                           std::numeric_limits<std::int64_t>::max()))));
+}
 
 // A CLI11 check that a floating-point option is a finite number (no nan, no inf).
 CLI::Validator finite_number();
+
+// The values a real option allows: lo..hi, each end open or closed; an infinite end is no bound.
+struct RealRange {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false, hi_open = false;
+};
+inline RealRange at_least(double lo) { return {lo, std::numeric_limits<double>::infinity(), false, false}; }
+inline RealRange above(double lo) { return {lo, std::numeric_limits<double>::infinity(), true, false}; }
+
+// A CLI11 check that a floating-point option is a finite number in the range, e.g.
+// "--rel-tol: -1 is out of range: must be in [0, 1)".
+CLI::Validator real_in(RealRange range);
+
+// A comma-separated list of finite numbers in the range, as "--lower 0,0.5" takes them: an empty
+// item ("1,,2", "1,2,") or a bad one throws InvalidInput naming `option` and the item.
+std::vector<double> parse_reals(std::string const& text, std::string const& option, RealRange range = {});
 
 }  // namespace parity::cli
