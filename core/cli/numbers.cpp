@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,7 +82,85 @@ std::string real_error(std::string const& text, RealRange const& r, double& valu
   return {};
 }
 
+// The items of "a,b,c", empty ones included: "" is one empty item, "1," two.
+std::vector<std::string> split(std::string const& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t const comma = text.find(',', start);
+    out.push_back(trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// Why item k (from 0) of n is empty, in the words a user would look for.
+std::string empty_item(std::size_t k, std::size_t n) {
+  if (n == 1) return "nothing";
+  if (k + 1 == n) return "nothing after the last comma";
+  if (k == 0) return "nothing before the first comma";
+  return fmt::format("item {} is empty", k + 1);
+}
+
+std::string count_text(std::size_t n, char const* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
+std::string expectation(std::string const& option, std::size_t count, char const* kind, std::string const& form) {
+  return fmt::format("{} expects {}comma-separated {}{}", option, count > 0 ? std::to_string(count) + " " : "", kind,
+                     form.empty() ? "" : " " + form);
+}
+
+std::string got(std::string const& text, std::string const& reason) {
+  if (trimmed(text).empty()) return "got nothing";
+  return fmt::format("got '{}' ({})", text, reason);
+}
+
 }  // namespace
+
+std::string number_list_error(std::string const& text, std::size_t count, std::vector<double>& values) {
+  auto const items = split(text);
+  std::vector<double> out;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    std::string const& t = items[k];
+    if (t.empty()) return empty_item(k, items.size());
+    char* stop = nullptr;
+    double const v = std::strtod(t.c_str(), &stop);
+    if (stop != t.c_str() + t.size()) return fmt::format("item {} is not a number", k + 1);
+    if (!std::isfinite(v)) return fmt::format("item {} is not a finite number", k + 1);
+    out.push_back(v);
+  }
+  if (count > 0 && out.size() != count) return count_text(out.size(), "number");
+  values = std::move(out);
+  return {};
+}
+
+std::vector<double> parse_numbers(std::string const& text, std::string const& option, std::size_t count,
+                                  std::string const& form) {
+  std::vector<double> values;
+  std::string const err = number_list_error(text, count, values);
+  if (!err.empty()) throw InvalidInput(expectation(option, count, "numbers", form) + ", " + got(text, err));
+  return values;
+}
+
+std::vector<std::int64_t> parse_counts(std::string const& text, std::string const& option,
+                                       std::vector<CountItem> const& items) {
+  std::string form;
+  for (auto const& item : items) form += (form.empty() ? "" : ",") + item.name;
+  auto fail = [&](std::string const& reason) {
+    throw InvalidInput(expectation(option, items.size(), "whole numbers", form) + ", " + got(text, reason));
+  };
+  auto const given = split(text);
+  std::vector<std::int64_t> values;
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    if (given[k].empty()) fail(empty_item(k, given.size()));
+    if (k >= items.size()) break;  // too many: said below
+    std::int64_t v = 0;
+    std::string const err = count_error(given[k], items[k].lo, items[k].hi, v);
+    if (!err.empty()) fail(fmt::format("{}: {}", items[k].name, err));
+    values.push_back(v);
+  }
+  if (given.size() != items.size()) fail(count_text(given.size(), "number"));
+  return values;
+}
 
 std::int64_t parse_count(std::string const& text, std::string const& option, std::int64_t lo, std::int64_t hi) {
   std::int64_t v = 0;
@@ -124,20 +203,16 @@ CLI::Validator real_in(RealRange range) {
 }
 
 std::vector<double> parse_reals(std::string const& text, std::string const& option, RealRange range) {
+  auto const items = split(text);
   std::vector<double> values;
-  std::size_t begin = 0;
-  for (int item = 1;; ++item) {
-    std::size_t const end = std::min(text.find(',', begin), text.size());
-    std::string const piece = trimmed(text.substr(begin, end - begin));
-    if (piece.empty())
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k].empty())
       throw InvalidInput(
-          fmt::format("{} {}: item {} is empty (write the values separated by single commas)", option, text, item));
+          fmt::format("{} {}: item {} is empty (write the values separated by single commas)", option, text, k + 1));
     double v = 0;
-    std::string const err = real_error(piece, range, v);
-    if (!err.empty()) throw InvalidInput(fmt::format("{} {}: item {}: {}", option, text, item, err));
+    std::string const err = real_error(items[k], range, v);
+    if (!err.empty()) throw InvalidInput(fmt::format("{} {}: item {}: {}", option, text, k + 1, err));
     values.push_back(v);
-    if (end == text.size()) break;
-    begin = end + 1;
   }
   return values;
 }

@@ -74,8 +74,9 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--asset-points", p_.asset_points, "Nodes of the asset grid")->capture_default_str();
     sub.add_option("--asset-max", p_.asset_max, "Largest asset node")->capture_default_str();
-    sub.add_option("--grid-curvature", p_.grid_curvature,
-                   "Asset nodes at limit + (max - limit) (i/(n-1))^curvature: 1 uniform, larger clusters near the limit")
+    sub.add_option(
+           "--grid-curvature", p_.grid_curvature,
+           "Asset nodes at limit + (max - limit) (i/(n-1))^curvature: 1 uniform, larger clusters near the limit")
         ->capture_default_str();
     sub.add_option("--tol", p_.rate_tol, "Width of the final bracket of the interest rate")->capture_default_str();
     policy_tol_ = sub.add_option("--policy-tol", p_.policy_tol,
@@ -84,7 +85,9 @@ class Command final : public cli::Command {
     distribution_tol_ = sub.add_option("--distribution-tol", p_.distribution_tol,
                                        "Sup change of the distribution's masses per step at which it is stationary "
                                        "(default 1e-12 in double, 1e-8 in float)");
-    sub.add_option("--max-iter", p_.max_iter, "Evaluations of the market-clearing condition by Brent's method at most (after the search for a bracket)")
+    sub.add_option(
+           "--max-iter", p_.max_iter,
+           "Evaluations of the market-clearing condition by Brent's method at most (after the search for a bracket)")
         ->capture_default_str();
   }
 

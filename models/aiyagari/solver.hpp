@@ -99,7 +99,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   dp::DistributionResult distribution;
   bool inner_converged = true;
   auto excess_supply = [&](double r) {
-    dp::EndogenousGridProblem<Household> const problem{Household{p.crra, 1 + r, wage(p, r)}, grid, chain, p.beta, 1 + r};
+    dp::EndogenousGridProblem<Household> const problem{Household{p.crra, 1 + r, wage(p, r)}, grid, chain, p.beta,
+                                                       1 + r};
     dp::PolicyOptions popt;
     popt.tolerance = p.policy_tol;
     popt.phases = &phases;
@@ -141,13 +142,15 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       else
         lo = r, f_lo = f;
     }
-    require(!std::isnan(hi), "no equilibrium interest rate below 1/beta - 1 on this asset grid: households' "
-                             "assets stay below the firm's demand; raise asset_max (now " +
-                                 std::to_string(p.asset_max) + ")");
+    require(!std::isnan(hi),
+            "no equilibrium interest rate below 1/beta - 1 on this asset grid: households' "
+            "assets stay below the firm's demand; raise asset_max (now " +
+                std::to_string(p.asset_max) + ")");
     if (std::isnan(lo)) {
       lo = -p.delta + 0.01 * span;
       f_lo = excess_supply(lo);
-      require(f_lo < 0, "no equilibrium interest rate: capital supply exceeds demand even at r = " + std::to_string(lo));
+      require(f_lo < 0,
+              "no equilibrium interest rate: capital supply exceeds demand even at r = " + std::to_string(lo));
     }
   } catch (NonFinite const&) {
     res.non_finite = true;

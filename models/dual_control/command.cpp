@@ -2,11 +2,11 @@
 #include "models/dual_control/command.hpp"
 #include "parity/run/checkpoint.hpp"
 
-#include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,45 +21,28 @@
 namespace parity::dual_control {
 namespace {
 
-// "a,b,c" -> numbers; exactly `count` of them, all finite.
-std::vector<double> parse_numbers(std::string const& text, std::size_t count, std::string const& option) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    double const v = std::strtod(item.c_str(), &end);
-    require(!item.empty() && end && *end == '\0' && std::isfinite(v),
-            option + " expects " + std::to_string(count) + " comma-separated numbers, got '" + text + "'");
-    out.push_back(v);
-  }
-  require(out.size() == count,
-          option + " expects " + std::to_string(count) + " comma-separated numbers, got '" + text + "'");
-  return out;
-}
-
-// "NX,NMU,NSIGMA", each a count in the common syntax (16 or 1e3); validate() checks the range.
-std::array<int, 3> parse_grid(std::string const& text) {
-  std::string const message = "--grid expects 3 comma-separated whole numbers NX,NMU,NSIGMA, got '" + text + "'";
-  std::array<int, 3> n{};
-  std::stringstream ss(text);
-  std::string item;
-  std::size_t k = 0;
-  while (std::getline(ss, item, ',')) {
-    require(k < 3, message);
-    try {
-      n[k++] = int(cli::parse_count(item, "--grid", std::numeric_limits<int>::min(), 1 << 20));
-    } catch (InvalidInput const&) {
-      throw InvalidInput(message);
-    }
-  }
-  require(k == 3, message);
-  return n;
-}
-
 State parse_state(std::string const& text, std::string const& option) {
-  auto const v = parse_numbers(text, 3, option);
+  auto const v = cli::parse_numbers(text, option, 3, "X,MU,SIGMA");
   return {v[0], v[1], v[2]};
+}
+
+// The option that sets a field of Params, for validate()'s messages: "--" and the field with
+// dashes (sigma_eps: --sigma-eps), but for the fields set together by one option.
+std::string option_name(std::string const& field) {
+  static std::map<std::string, std::string> const together = {{"nx,nmu,nsigma", "--grid"},
+                                                              {"x_lo,x_hi", "--x-range"},
+                                                              {"mu_lo,mu_hi", "--mu-range"},
+                                                              {"sigma_lo,sigma_hi", "--sigma-range"},
+                                                              {"reference_states", "--reference-state"}};
+  if (auto const it = together.find(field); it != together.end()) return it->second;
+  std::string option = "--" + field;
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
+}
+
+bool inside_grid(State const& s, Params const& p) {
+  return s.x >= p.x_lo && s.x <= p.x_hi && s.mu >= p.mu_lo && s.mu <= p.mu_hi && s.Sigma >= p.sigma_lo &&
+         s.Sigma <= p.sigma_hi;
 }
 
 nlohmann::json state_json(State const& s) { return {{"x", s.x}, {"mu", s.mu}, {"Sigma", s.Sigma}}; }
@@ -77,7 +60,7 @@ class Command final : public cli::Command {
   }
 
   void add_options(CLI::App& sub) override {
-    Params const d;
+    sub_ = &sub;
     sub.add_option("--policy", policy_, "inert (u = 0), myopic (cautionary, minimises the one-period loss) or optimal")
         ->check(CLI::IsMember({"inert", "myopic", "optimal"}))
         ->capture_default_str();
@@ -95,51 +78,63 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--sigma-range", sigma_range_, "Box of the belief variance Sigma: LO,HI (uniform nodes)")
         ->capture_default_str();
-    sub.add_option("--x-concentration", p_.x_concentration, "Clustering of the x nodes around xbar (0: uniform)")
+    sub.add_option("--x-concentration", p_.x_concentration, "Clustering of the x nodes around xbar, >= 0 (0: uniform)")
         ->capture_default_str();
-    sub.add_option("--mu-concentration", p_.mu_concentration, "Clustering of the mu nodes around 0 (0: uniform)")
+    sub.add_option("--mu-concentration", p_.mu_concentration, "Clustering of the mu nodes around 0, >= 0 (0: uniform)")
         ->capture_default_str();
     sub.add_option("--quad-nodes", p_.quad_nodes, "Gauss-Hermite nodes for E V(S')")->capture_default_str();
-    tol_option_ = sub.add_option("--tol", p_.tol,
-                                 "Relative MacQueen-Porteus tolerance (default 1e-6 inert/myopic, 1e-4 optimal)");
-    sub.add_option("--tol-myopic", p_.tol_myopic, "Tolerance of the myopic solve that starts the optimal one")
+    sub.add_option("--tol", tol_,
+                   "Relative MacQueen-Porteus tolerance in (0, 1) (default 1e-6 inert/myopic, 1e-4 optimal)");
+    sub.add_option("--tol-myopic", p_.tol_myopic,
+                   "With --policy optimal: tolerance of the myopic solve that starts it (--policy myopic: --tol)")
         ->capture_default_str();
     sub.add_option("--max-iter", p_.max_iter, "Most iterations (then status not_converged, exit 3)")
         ->capture_default_str();
-    sub.add_option(
-           "--algorithm", algorithm_,
-           "Optimal policy: accelerated (modified policy iteration: " + std::to_string(accelerated_evaluation_sweeps) +
-               " policy-evaluation sweeps after each Bellman sweep until the Bellman residual stalls near "
-               "the tolerance) or paper (plain value iteration, as Morozov & Mathur's Table 2). Same search "
-               "over u and the same stopping test on Bellman sweeps: both within the tolerance of the same "
-               "fixed point")
+    sub.add_option("--algorithm", algorithm_,
+                   "With --policy optimal: accelerated (modified policy iteration: " +
+                       std::to_string(accelerated_evaluation_sweeps) +
+                       " policy-evaluation sweeps after each Bellman sweep until the Bellman residual stalls near "
+                       "the tolerance) or paper (plain value iteration, as Morozov & Mathur's Table 2). Same search "
+                       "over u and the same stopping test on Bellman sweeps: both within the tolerance of the same "
+                       "fixed point")
         ->check(CLI::IsMember({"accelerated", "paper"}))
         ->capture_default_str();
-    sub.add_option("--evaluation-sweeps", p_.evaluation_sweeps,
-                   "Policy-evaluation sweeps after each Bellman step (modified policy iteration; 0: plain value "
-                   "iteration; default: the algorithm's, " +
-                       std::to_string(accelerated_evaluation_sweeps) + " accelerated, 0 paper)");
+    sub.add_option("--evaluation-sweeps", evaluation_sweeps_,
+                   "With --algorithm accelerated: policy-evaluation sweeps after each Bellman step, 0 to 1000 "
+                   "(modified policy iteration; 0: plain value iteration); not given: " +
+                       std::to_string(accelerated_evaluation_sweeps))
+        ->transform(cli::count_syntax(0, 1000));
+    // The search over u, which only the optimal policy runs (the inert and myopic rules are closed forms).
     sub.add_option("--scan-points", p_.scan_points,
-                   "Objective evaluations spread over the inert bracket of u (3 to 64)")
+                   "With --policy optimal: objective evaluations spread over the inert bracket of u (3 to 64)")
         ->capture_default_str();
     sub.add_option("--brent-starts", p_.brent_starts,
-                   "Brent searches around the lowest local minima of that scan (plus one around the previous u)")
+                   "With --policy optimal: Brent searches around the lowest local minima of that scan (plus one "
+                   "around the previous u), 1 to --scan-points")
         ->capture_default_str();
-    sub.add_option("--brent-max-iter", p_.brent_max_iter, "Most objective evaluations per Brent search")
+    sub.add_option("--brent-max-iter", p_.brent_max_iter,
+                   "With --policy optimal: most objective evaluations per Brent search (3 to 1000)")
         ->capture_default_str();
-    sub.add_option("--brent-tol", p_.brent_tol, "Brent tolerance on u: tol (|u| + 1)")->capture_default_str();
+    sub.add_option("--brent-tol", p_.brent_tol, "With --policy optimal: Brent tolerance on u: tol (|u| + 1)")
+        ->capture_default_str();
     sub.add_flag("--no-mp-correction", no_mp_, "Do not add the MacQueen-Porteus midpoint to V at convergence");
-    sub.add_option("--reference-state", reference_, "X,MU,SIGMA where the report gives V and u (repeatable)");
+    sub.add_option("--reference-state", reference_,
+                   "X,MU,SIGMA inside the grid where the report gives V and u (repeatable; default: those of "
+                   "(0,1,0.5), (2,1,0.5), (-2,0.5,1) and (1,0,1) inside the grid)");
     sub.add_option("--simulate-paths", p_.simulate_paths, "Simulated paths per policy (0: no simulation)")
         ->capture_default_str();
-    sub.add_option("--horizon", p_.horizon, "Periods per simulated path")->capture_default_str();
-    sub.add_option("--seed", p_.seed, "Seed of the simulation's random numbers (Philox)")->capture_default_str();
+    sub.add_option("--horizon", p_.horizon, "With --simulate-paths: periods per simulated path (1 to 100000)")
+        ->capture_default_str();
+    sub.add_option("--seed", p_.seed, "With --simulate-paths: seed of the simulation's random numbers (Philox)")
+        ->capture_default_str();
     sub.add_option("--initial-state", initial_,
-                   "X,MU,SIGMA: start of the simulated paths (beta drawn from N(MU, SIGMA))")
+                   "With --simulate-paths: X,MU,SIGMA, the start of the simulated paths (beta drawn from N(MU, "
+                   "SIGMA))")
         ->capture_default_str();
     sub.add_option("--checkpoint", p_.checkpoint,
                    "Write the iteration state to this file (atomically, between sweeps), for --resume");
-    sub.add_option("--checkpoint-every", p_.checkpoint_every, "Seconds of solve time between checkpoint writes")
+    sub.add_option("--checkpoint-every", p_.checkpoint_every,
+                   "With --checkpoint: seconds of solve time between checkpoint writes, >= 0")
         ->capture_default_str();
     sub.add_option("--resume", p_.resume,
                    "Continue from a checkpoint written with the same parameters (--max-iter may differ); the result "
@@ -150,20 +145,24 @@ class Command final : public cli::Command {
     Params p = p_;
     p.policy = parse_policy(policy_);
     p.algorithm = parse_algorithm(algorithm_);
-    auto const g = parse_grid(grid_);
-    p.nx = g[0], p.nmu = g[1], p.nsigma = g[2];
-    auto const xr = parse_numbers(x_range_, 2, "--x-range");
-    auto const mr = parse_numbers(mu_range_, 2, "--mu-range");
-    auto const sr = parse_numbers(sigma_range_, 2, "--sigma-range");
+    int const most = std::numeric_limits<int>::max();  // validate() bounds the product
+    auto const g = cli::parse_counts(grid_, "--grid", {{"NX", 2, most}, {"NMU", 2, most}, {"NSIGMA", 2, most}});
+    p.nx = int(g[0]), p.nmu = int(g[1]), p.nsigma = int(g[2]);
+    auto const xr = cli::parse_numbers(x_range_, "--x-range", 2, "LO,HI");
+    auto const mr = cli::parse_numbers(mu_range_, "--mu-range", 2, "LO,HI");
+    auto const sr = cli::parse_numbers(sigma_range_, "--sigma-range", 2, "LO,HI");
     p.x_lo = xr[0], p.x_hi = xr[1], p.mu_lo = mr[0], p.mu_hi = mr[1], p.sigma_lo = sr[0], p.sigma_hi = sr[1];
     p.mp_correction = !no_mp_;
-    if (tol_option_ && tol_option_->count() > 0)
-      require(p.tol > 0 && p.tol < 1 && std::isfinite(p.tol), "--tol (a relative tolerance) must lie in (0, 1)");
+    if (given("--tol")) p.tol = tol_;
+    if (given("--evaluation-sweeps")) p.evaluation_sweeps = evaluation_sweeps_;
     if (!reference_.empty()) {
       p.reference_states.clear();
       for (auto const& r : reference_) p.reference_states.push_back(parse_state(r, "--reference-state"));
+    } else {  // the defaults are examples: those outside a smaller box are left out, not refused
+      std::erase_if(p.reference_states, [&](State const& s) { return !inside_grid(s, p); });
     }
     p.initial_state = parse_state(initial_, "--initial-state");
+    refuse_what_does_not_apply(p);
     return solve_and_report(context, p);
   }
 
@@ -199,8 +198,33 @@ class Command final : public cli::Command {
   bool distributed() const override { return true; }  // grid slabs across ranks (solver.hpp)
 
  private:
+  bool given(char const* option) const { return sub_ && sub_->count(option) > 0; }
+
+  // An option given that this run would not use is refused rather than ignored, with when it applies.
+  void refuse_what_does_not_apply(Params const& p) const {
+    auto require_applies = [&](bool applies, char const* option, std::string const& when) {
+      require(applies || !given(option), std::string(option) + " applies " + when);
+    };
+    bool const optimal = p.policy == Policy::optimal;
+    require_applies(optimal, "--algorithm",
+                    "to --policy optimal only (the inert and myopic solves evaluate a fixed rule)");
+    require_applies(optimal, "--evaluation-sweeps",
+                    "to --policy optimal only (the inert and myopic solves evaluate a fixed rule)");
+    require_applies(p.algorithm == Algorithm::accelerated, "--evaluation-sweeps",
+                    "to --algorithm accelerated only (paper is plain value iteration)");
+    require_applies(optimal, "--tol-myopic",
+                    "to --policy optimal only (the myopic solve that starts it; --policy myopic stops at --tol)");
+    for (char const* option : {"--scan-points", "--brent-starts", "--brent-max-iter", "--brent-tol"})
+      require_applies(optimal, option,
+                      "to --policy optimal only (the search over u; the inert and myopic rules are closed forms)");
+    for (char const* option : {"--horizon", "--seed", "--initial-state"})
+      require_applies(p.simulate_paths > 0, option,
+                      "with --simulate-paths N > 0 only (without it nothing is simulated)");
+    require_applies(!p.checkpoint.empty(), "--checkpoint-every", "with --checkpoint FILE only");
+  }
+
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
-    validate(p);
+    validate(p, option_name);
     if (!p.checkpoint.empty()) {
       try {
         run::check_checkpoint_path(p.checkpoint);
@@ -228,19 +252,22 @@ class Command final : public cli::Command {
                     {"mu_concentration", p.mu_concentration},
                     {"quad_nodes", p.quad_nodes},
                     {"tol", p.tolerance()},
-                    {"tol_myopic", p.tol_myopic},
                     {"max_iter", p.max_iter},
-                    {"algorithm", to_string(p.algorithm)},
-                    {"evaluation_sweeps", p.evaluation_sweeps_effective()},
-                    {"scan_points", p.scan_points},
-                    {"brent_starts", p.brent_starts},
-                    {"brent_max_iter", p.brent_max_iter},
-                    {"brent_tol", p.brent_tol},
                     {"mp_correction", p.mp_correction},
-                    {"simulate_paths", p.simulate_paths},
-                    {"horizon", p.horizon},
-                    {"seed", p.seed},
-                    {"initial_state", state_json(p.initial_state)}};
+                    {"simulate_paths", p.simulate_paths}};
+    // What the run does not use is null: the optimal policy's solve and search, the simulation's settings.
+    bool const optimal = p.policy == Policy::optimal, simulated = p.simulate_paths > 0;
+    auto used = [](bool applies, nlohmann::json value) { return applies ? value : nlohmann::json(nullptr); };
+    r.parameters["tol_myopic"] = used(optimal, p.tol_myopic);
+    r.parameters["algorithm"] = used(optimal, to_string(p.algorithm));
+    r.parameters["evaluation_sweeps"] = used(optimal, p.evaluation_sweeps_effective());
+    r.parameters["scan_points"] = used(optimal, p.scan_points);
+    r.parameters["brent_starts"] = used(optimal, p.brent_starts);
+    r.parameters["brent_max_iter"] = used(optimal, p.brent_max_iter);
+    r.parameters["brent_tol"] = used(optimal, p.brent_tol);
+    r.parameters["horizon"] = used(simulated, p.horizon);
+    r.parameters["seed"] = used(simulated, p.seed);
+    r.parameters["initial_state"] = used(simulated, state_json(p.initial_state));
     Result const res = run(p, context.precision, context.progress, r.phases);
     r.timing_note =
         "each phase: wall time between two fences of the execution space; policy_evaluation is the "
@@ -371,7 +398,10 @@ class Command final : public cli::Command {
                       p.simulate_paths, p.horizon, periods));
   }
 
+  CLI::App* sub_ = nullptr;
   Params p_;
+  double tol_ = 0;  // p_.tol and p_.evaluation_sweeps when given
+  int evaluation_sweeps_ = 0;
   std::string policy_ = "optimal";
   std::string algorithm_ = "accelerated";
   std::string grid_ = "16,16,16";
@@ -379,7 +409,6 @@ class Command final : public cli::Command {
   std::string initial_ = "2,1,1";
   std::vector<std::string> reference_;
   bool no_mp_ = false;
-  CLI::Option* tol_option_ = nullptr;
 };
 
 }  // namespace

@@ -7,7 +7,11 @@
 // Plain data plus validate(); no Kokkos, so the CLI and the solver share it.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parity/run/errors.hpp"
@@ -28,10 +32,11 @@ inline std::string to_string(Algorithm a) { return a == Algorithm::paper ? "pape
 inline Algorithm parse_algorithm(std::string const& s) {
   if (s == "paper") return Algorithm::paper;
   if (s == "accelerated") return Algorithm::accelerated;
-  throw InvalidInput("--algorithm must be paper or accelerated, got '" + s + "'");
+  throw InvalidInput("algorithm must be paper or accelerated, got '" + s + "'");
 }
 
-// Policy-evaluation sweeps after each Bellman sweep when --evaluation-sweeps is not given.
+// Policy-evaluation sweeps after each Bellman sweep of the accelerated algorithm when
+// evaluation_sweeps is not set.
 constexpr int accelerated_evaluation_sweeps = 20;
 
 inline std::string to_string(Policy p) {
@@ -42,7 +47,7 @@ inline Policy parse_policy(std::string const& s) {
   if (s == "inert") return Policy::inert;
   if (s == "myopic") return Policy::myopic;
   if (s == "optimal") return Policy::optimal;
-  throw InvalidInput("--policy must be inert, myopic or optimal, got '" + s + "'");
+  throw InvalidInput("policy must be inert, myopic or optimal, got '" + s + "'");
 }
 
 // A state (x, mu, Sigma) at which the report gives V and u.
@@ -68,12 +73,13 @@ struct Params {
   double sigma_lo = 0.0, sigma_hi = 4.0;  // of Sigma, the belief variance
   // Numerics.
   int quad_nodes = 32;
-  double tol = -1.0;  // < 0: 1e-6 for inert/myopic, 1e-4 for optimal
+  std::optional<double> tol;  // empty: 1e-6 for inert/myopic, 1e-4 for optimal
   double tol_myopic = 1e-6;  // the myopic solve that starts the optimal one
   long max_iter = 5000;
   Algorithm algorithm = Algorithm::accelerated;
-  int evaluation_sweeps = -1;  // policy-evaluation sweeps between Bellman steps (modified policy iteration);
-                               // < 0: the algorithm's default (paper 0, accelerated 20)
+  // Policy-evaluation sweeps between Bellman steps (modified policy iteration); empty: the
+  // algorithm's default (paper 0, accelerated 20).
+  std::optional<int> evaluation_sweeps;
   int scan_points = 16;  // objective evaluations spread over the bracket before the searches
   int brent_starts = 3;  // Brent searches around the lowest local minima of that scan
   int brent_max_iter = 60;  // function evaluations per Brent search, at most
@@ -91,57 +97,111 @@ struct Params {
   double checkpoint_every = 30.0;
   std::string resume;
 
-  double tolerance() const { return tol >= 0 ? tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
+  double tolerance() const { return tol ? *tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
   int evaluation_sweeps_effective() const {
-    if (evaluation_sweeps >= 0) return evaluation_sweeps;
+    if (evaluation_sweeps) return *evaluation_sweeps;
     return algorithm == Algorithm::paper ? 0 : accelerated_evaluation_sweeps;
   }
 };
 
-inline void validate(Params const& p) {
+// How validate() names a parameter in its messages. By default the field of Params (`delta`,
+// `sigma_eps`; `nx,nmu,nsigma` for the grid), which is what a library user sets; the command passes
+// the option that sets it (`--delta`, `--grid`), which is what its user typed.
+using ParameterName = std::string (*)(std::string const& field);
+inline std::string field_name(std::string const& field) { return field; }
+
+// A number as messages show it: the shortest of %.15g .. %.17g that reads back as v (0.95, not
+// 0.94999999999999996).
+inline std::string number_text(double v) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+inline std::string state_text(State const& s) {
+  return number_text(s.x) + "," + number_text(s.mu) + "," + number_text(s.Sigma);
+}
+
+inline void validate(Params const& p, ParameterName name = field_name) {
   auto finite = [](double v) { return std::isfinite(v); };
-  require(finite(p.alpha) && finite(p.gamma) && finite(p.xbar) && finite(p.ubar),
-          "alpha, gamma, xbar and ubar must be finite");
-  require(p.delta > 0 && p.delta < 1, "--delta (discount factor) must lie in (0, 1)");
-  require(p.delta * p.gamma * p.gamma < 1, "need delta * gamma^2 < 1 for the inert policy's cost-to-go to be finite");
-  require(finite(p.omega) && p.omega >= 0, "--omega (weight on the control) must be >= 0");
-  require(finite(p.sigma_eps) && p.sigma_eps > 0, "--sigma-eps must be > 0");
-  require(p.nx >= 2 && p.nmu >= 2 && p.nsigma >= 2, "--grid needs at least 2 nodes on each axis");
-  require(double(p.nx) * p.nmu * p.nsigma <= 2.2e9, "--grid has too many points");
-  require(finite(p.x_lo) && finite(p.x_hi) && p.x_lo < p.x_hi, "--x-range needs finite lower < upper");
-  require(finite(p.mu_lo) && finite(p.mu_hi) && p.mu_lo < p.mu_hi, "--mu-range needs finite lower < upper");
-  require(finite(p.sigma_lo) && finite(p.sigma_hi) && p.sigma_lo >= 0 && p.sigma_lo < p.sigma_hi,
-          "--sigma-range needs 0 <= lower < upper (Sigma is a variance)");
-  require(p.xbar >= p.x_lo && p.xbar <= p.x_hi, "xbar must lie inside --x-range (the x nodes cluster there)");
-  require(p.mu_lo <= 0 && p.mu_hi >= 0, "--mu-range must contain 0 (the mu nodes cluster there)");
-  require(finite(p.x_concentration) && p.x_concentration >= 0 && finite(p.mu_concentration) && p.mu_concentration >= 0,
-          "clustering concentrations must be >= 0");
-  require(p.omega > 0 || p.sigma_lo > 0,
-          "need --omega > 0 or a Sigma range above 0: the myopic rule divides by Sigma + mu^2 + omega");
-  require(p.quad_nodes >= 1 && p.quad_nodes <= 200, "--quad-nodes must lie in [1, 200]");
+  auto n = [&](char const* field) { return name(field); };
+  auto t = [](double v) { return number_text(v); };
+  auto range = [&](double lo, double hi) { return t(lo) + "," + t(hi); };
+  for (auto const& [field, v] :
+       {std::pair<char const*, double>{"alpha", p.alpha}, {"gamma", p.gamma}, {"xbar", p.xbar}, {"ubar", p.ubar}})
+    require(finite(v), n(field) + " must be a finite number, got " + t(v));
+  require(p.delta > 0 && p.delta < 1, n("delta") + " (discount factor) must lie in (0, 1), got " + t(p.delta));
+  require(p.delta * p.gamma * p.gamma < 1,
+          "need delta * gamma^2 < 1 for the inert policy's cost-to-go to be finite, got " + n("delta") + " " +
+              t(p.delta) + " and " + n("gamma") + " " + t(p.gamma));
+  require(finite(p.omega) && p.omega >= 0, n("omega") + " (weight on the control) must be >= 0, got " + t(p.omega));
+  require(finite(p.sigma_eps) && p.sigma_eps > 0, n("sigma_eps") + " must be > 0, got " + t(p.sigma_eps));
+  std::string const grid = std::to_string(p.nx) + "," + std::to_string(p.nmu) + "," + std::to_string(p.nsigma);
+  require(p.nx >= 2 && p.nmu >= 2 && p.nsigma >= 2,
+          n("nx,nmu,nsigma") + " needs at least 2 nodes on each axis, got " + grid);
+  require(double(p.nx) * p.nmu * p.nsigma <= 2.2e9,
+          n("nx,nmu,nsigma") + " has too many points (at most 2.2e9), got " + grid);
+  require(finite(p.x_lo) && finite(p.x_hi) && p.x_lo < p.x_hi,
+          n("x_lo,x_hi") + " needs finite lower < upper, got " + range(p.x_lo, p.x_hi));
+  require(finite(p.mu_lo) && finite(p.mu_hi) && p.mu_lo < p.mu_hi,
+          n("mu_lo,mu_hi") + " needs finite lower < upper, got " + range(p.mu_lo, p.mu_hi));
+  require(
+      finite(p.sigma_lo) && finite(p.sigma_hi) && p.sigma_lo >= 0 && p.sigma_lo < p.sigma_hi,
+      n("sigma_lo,sigma_hi") + " needs 0 <= lower < upper (Sigma is a variance), got " + range(p.sigma_lo, p.sigma_hi));
+  require(p.xbar >= p.x_lo && p.xbar <= p.x_hi, n("xbar") + " " + t(p.xbar) + " must lie inside " + n("x_lo,x_hi") +
+                                                    " " + range(p.x_lo, p.x_hi) + " (the x nodes cluster there)");
+  require(p.mu_lo <= 0 && p.mu_hi >= 0,
+          n("mu_lo,mu_hi") + " must contain 0 (the mu nodes cluster there), got " + range(p.mu_lo, p.mu_hi));
+  require(finite(p.x_concentration) && p.x_concentration >= 0,
+          n("x_concentration") + " must be >= 0 (0: uniform nodes), got " + t(p.x_concentration));
+  require(finite(p.mu_concentration) && p.mu_concentration >= 0,
+          n("mu_concentration") + " must be >= 0 (0: uniform nodes), got " + t(p.mu_concentration));
+  require(p.omega > 0 || p.sigma_lo > 0, "need " + n("omega") + " > 0 or a " + n("sigma_lo,sigma_hi") +
+                                             " above 0: the myopic rule divides by Sigma + mu^2 + omega");
+  require(p.quad_nodes >= 1 && p.quad_nodes <= 200,
+          n("quad_nodes") + " must lie in [1, 200], got " + std::to_string(p.quad_nodes));
   // Both are relative bounds on V: 1 or more would accept any V at all.
-  require(p.tol < 0 || (finite(p.tol) && p.tol > 0 && p.tol < 1), "--tol (a relative tolerance) must lie in (0, 1)");
+  require(!p.tol || (finite(*p.tol) && *p.tol > 0 && *p.tol < 1),
+          n("tol") + " (a relative tolerance) must lie in (0, 1), got " + t(p.tol.value_or(0)));
   require(finite(p.tol_myopic) && p.tol_myopic > 0 && p.tol_myopic < 1,
-          "--tol-myopic (a relative tolerance) must lie in (0, 1)");
-  require(p.max_iter >= 1, "--max-iter must be >= 1");
-  require(p.evaluation_sweeps >= -1 && p.evaluation_sweeps <= 1000,
-          "--evaluation-sweeps must lie in [0, 1000] (or -1: the algorithm's default)");
-  require(p.evaluation_sweeps < 0 || p.policy == Policy::optimal,
-          "--evaluation-sweeps applies to --policy optimal only (the inert and myopic solves evaluate a fixed rule)");
-  require(p.scan_points >= 3 && p.scan_points <= 64, "--scan-points must lie in [3, 64]");
-  require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points, "--brent-starts must lie in [1, scan points]");
-  require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000, "--brent-max-iter must lie in [3, 1000]");
-  require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1, "--brent-tol must lie in (0, 1)");
-  require(std::isfinite(p.checkpoint_every) && p.checkpoint_every >= 0,
-          "--checkpoint-every must be a number of seconds >= 0");
-  require(p.simulate_paths >= 0, "--simulate-paths must be >= 0");
-  require(p.horizon >= 1 && p.horizon <= 100000, "--horizon must lie in [1, 100000]");
+          n("tol_myopic") + " (a relative tolerance) must lie in (0, 1), got " + t(p.tol_myopic));
+  require(p.max_iter >= 1, n("max_iter") + " must be >= 1, got " + std::to_string(p.max_iter));
+  require(!p.evaluation_sweeps || (*p.evaluation_sweeps >= 0 && *p.evaluation_sweeps <= 1000),
+          n("evaluation_sweeps") + " must lie in [0, 1000], got " + std::to_string(p.evaluation_sweeps.value_or(0)));
+  require(!p.evaluation_sweeps || p.policy == Policy::optimal,
+          n("evaluation_sweeps") + " applies to " + n("policy") +
+              " optimal only (the inert and myopic solves evaluate a fixed rule)");
+  require(p.scan_points >= 3 && p.scan_points <= 64,
+          n("scan_points") + " must lie in [3, 64], got " + std::to_string(p.scan_points));
+  require(p.brent_starts >= 1 && p.brent_starts <= p.scan_points,
+          n("brent_starts") + " must lie in [1, " + std::to_string(p.scan_points) + "] (at most " + n("scan_points") +
+              "), got " + std::to_string(p.brent_starts));
+  require(p.brent_max_iter >= 3 && p.brent_max_iter <= 1000,
+          n("brent_max_iter") + " must lie in [3, 1000], got " + std::to_string(p.brent_max_iter));
+  require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1,
+          n("brent_tol") + " must lie in (0, 1), got " + t(p.brent_tol));
+  require(finite(p.checkpoint_every) && p.checkpoint_every >= 0,
+          n("checkpoint_every") + " must be a number of seconds >= 0, got " + t(p.checkpoint_every));
+  require(p.simulate_paths >= 0, n("simulate_paths") + " must be >= 0, got " + std::to_string(p.simulate_paths));
+  require(p.horizon >= 1 && p.horizon <= 100000,
+          n("horizon") + " must lie in [1, 100000], got " + std::to_string(p.horizon));
   auto const& s = p.initial_state;
   require(finite(s.x) && finite(s.mu) && finite(s.Sigma) && s.Sigma >= 0,
-          "--initial-state needs finite x, mu and Sigma >= 0");
-  for (auto const& r : p.reference_states)
+          n("initial_state") + " needs finite x, mu and Sigma >= 0, got " + state_text(s));
+  for (auto const& r : p.reference_states) {
     require(finite(r.x) && finite(r.mu) && finite(r.Sigma) && r.Sigma >= 0,
-            "reference states need finite x, mu and Sigma >= 0");
+            n("reference_states") + " needs finite x, mu and Sigma >= 0, got " + state_text(r));
+    // V is held constant outside the box: there it is the edge's value, not V.
+    require(r.x >= p.x_lo && r.x <= p.x_hi && r.mu >= p.mu_lo && r.mu <= p.mu_hi && r.Sigma >= p.sigma_lo &&
+                r.Sigma <= p.sigma_hi,
+            n("reference_states") + " " + state_text(r) + " lies outside the grid: x in [" + t(p.x_lo) + ", " +
+                t(p.x_hi) + "], mu in [" + t(p.mu_lo) + ", " + t(p.mu_hi) + "], Sigma in [" + t(p.sigma_lo) + ", " +
+                t(p.sigma_hi) + "] (" + n("x_lo,x_hi") + ", " + n("mu_lo,mu_hi") + ", " + n("sigma_lo,sigma_hi") +
+                "); V is not known there");
+  }
 }
 
 // Closed form of the inert policy's (u = 0) cost-to-go: V0(x) = a + b x + c x^2 solves

@@ -8,14 +8,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/krusell_smith/chain.hpp"
 #include "models/krusell_smith/entry.hpp"
 #include "models/krusell_smith/params.hpp"
+#include "parity/cli/numbers.hpp"
 #include "parity/grid/spacing.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
@@ -24,26 +25,20 @@
 namespace parity::krusell_smith {
 namespace {
 
-std::vector<double> parse_numbers(std::string const& text, std::string const& option) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (std::exception const&) {
-      throw InvalidInput(option + ": '" + item + "' is not a number");
-    }
-    require(used == item.size() || item.find_first_not_of(" \t\r\n", used) == std::string::npos,
-            option + ": '" + item + "' is not a number");
-    out.push_back(v);
-  }
-  return out;
+// The option that sets a field of Params, for validate()'s messages: "--" and the field with
+// dashes (l_bar: --l-bar), but for the grid's fields.
+std::string option_name(std::string const& field) {
+  static std::map<std::string, std::string> const special = {
+      {"nk", "--grid NK"}, {"nK", "--grid NKbar"}, {"K_min,K_max", "--Kbar-range"}};
+  if (auto const it = special.find(field); it != special.end()) return it->second;
+  std::string option = "--" + field;
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
 }
 
-constexpr int min_capital_nodes = 20;
+// Fewer capital nodes cannot resolve the policy's kink at the borrowing limit: the regression then
+// "converges" to a law of motion that explains little (R^2 near 0). The library allows 4.
+constexpr int min_capital_nodes = 20, max_capital_nodes = 100000, max_aggregate_nodes = 10000;
 
 struct Options {
   Params p;
@@ -58,19 +53,26 @@ struct Options {
   std::string policy_method = "endogenous-grid";
   std::string employment_draw = "exact";
   std::string panel_start = "carry";
-  CLI::Option* policy_damping = nullptr;  // given on the command line?
-  CLI::Option* panel_teams = nullptr;
+  CLI::App* sub = nullptr;
+  bool given(char const* option) const { return sub && sub->count(option) > 0; }
 };
 
-// The law of motion in a coeffs.txt written by --output (one line b0g,b1g,b0b,b1b).
+// The law of motion in a coeffs.txt written by --output: a text file whose first line is
+// b0g,b1g,b0b,b1b. Messages say which item is wrong, never what the file holds (it may be binary).
 std::array<double, 4> read_coeffs_file(std::string const& path, std::string const& option) {
+  std::string const expected =
+      "expects a text file whose first line is 4 comma-separated numbers b0_good,b1_good,b0_bad,b1_bad (the "
+      "coeffs.txt that --output writes)";
+  require(!std::filesystem::is_directory(path), option + ": '" + path + "' is a folder; " + expected);
   std::ifstream in(path);
   require(bool(in), option + ": cannot read '" + path + "' (give b0g,b1g,b0b,b1b or a coeffs.txt file)");
   std::string text;
   std::getline(in, text);
-  auto const b = parse_numbers(text, option);
-  require(b.size() == 4, option + ": '" + path + "' must hold four numbers b0_good,b1_good,b0_bad,b1_bad");
-  for (double v : b) require(std::isfinite(v), option + ": '" + path + "' holds a coefficient that is not finite");
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  std::vector<double> b;
+  std::string const err = cli::number_list_error(text, 4, b);
+  require(err.empty(),
+          option + ": '" + path + "' is not a coefficient file (" + err + " on its first line); " + expected);
   return {b[0], b[1], b[2], b[3]};
 }
 
@@ -173,26 +175,17 @@ void load_restart(Params& p, std::string const& dir, bool panel, Precision preci
 // Fills the parameter struct from the option strings; throws InvalidInput on bad text.
 Params resolve(Options const& o, Precision precision) {
   Params p = o.p;
-  auto const g = parse_numbers(o.grid, "--grid");
-  require(g.size() == 2, "--grid needs NK,NKbar (two integers), e.g. 100,4");
-  for (double v : g) require(v == std::floor(v) && v >= 0 && v < 1e6, "--grid needs two non-negative integers");
+  auto const g = cli::parse_counts(o.grid, "--grid",
+                                   {{"NK", min_capital_nodes, max_capital_nodes}, {"NKbar", 2, max_aggregate_nodes}});
   p.nk = int(g[0]), p.nK = int(g[1]);
-  // Fewer capital nodes cannot resolve the policy's kink at the borrowing limit: the regression then
-  // "converges" to a law of motion that explains little (R^2 near 0).
-  require(p.nk >= min_capital_nodes || p.nk < 4,
-          fmt::format("--grid {}: NK = {} capital nodes are too few for a meaningful policy (at least {}; the suite "
-                      "uses 100)",
-                      o.grid, p.nk, min_capital_nodes));
-  auto const K = parse_numbers(o.K_range, "--Kbar-range");
-  require(K.size() == 2, "--Kbar-range needs MIN,MAX");
+  auto const K = cli::parse_numbers(o.K_range, "--Kbar-range", 2, "MIN,MAX");
   p.K_min = K[0], p.K_max = K[1];
   if (!o.init_coeffs.empty()) {
     if (o.init_coeffs.find(',') == std::string::npos) {  // a file written by a previous run
       p.init_coeffs = read_coeffs_file(o.init_coeffs, "--init-coeffs");
       p.start.coeffs_from = o.init_coeffs;
     } else {
-      auto const b = parse_numbers(o.init_coeffs, "--init-coeffs");
-      require(b.size() == 4, "--init-coeffs needs four numbers b0_good,b1_good,b0_bad,b1_bad");
+      auto const b = cli::parse_numbers(o.init_coeffs, "--init-coeffs", 4, "b0_good,b1_good,b0_bad,b1_bad");
       for (int q = 0; q < 4; ++q) p.init_coeffs[q] = b[q];
       p.start.coeffs_from = "--init-coeffs";
     }
@@ -206,17 +199,29 @@ Params resolve(Options const& o, Precision precision) {
   p.panel_start = o.panel_start == "fixed" ? PanelStart::fixed : PanelStart::carry;
   p.employment_draw = o.employment_draw == "independent" ? EmploymentDraw::independent : EmploymentDraw::exact;
   p.policy_method = o.policy_method == "time-iteration" ? PolicyMethod::time_iteration : PolicyMethod::endogenous_grid;
-  require(!o.policy_damping || o.policy_damping->count() == 0 || p.policy_method == PolicyMethod::time_iteration,
+  // An option given that this run would not use is refused rather than ignored, with when it applies.
+  require(!o.given("--policy-damping") || p.policy_method == PolicyMethod::time_iteration,
           "--policy-damping applies to --policy-method time-iteration only (the endogenous grid needs no damping)");
-  require(!o.panel_teams || o.panel_teams->count() == 0 || p.panel_locate == PanelLocate::scratch ||
-              p.panel_locate == PanelLocate::automatic,
-          "--panel-teams applies to --panel-locate scratch only (power and bucket launch no teams)");
-  validate(p);  // the grid first: a restart is compared with it
+  require(
+      !o.given("--panel-teams") || p.panel_locate == PanelLocate::scratch || p.panel_locate == PanelLocate::automatic,
+      "--panel-teams applies to --panel-locate scratch only (power and bucket launch no teams)");
+  require(!o.given("--burn-in") || p.panel_start == PanelStart::carry,
+          "--burn-in applies to --panel-start carry only (fixed starts every simulation from the same "
+          "cross-section)");
+  require(!o.given("--checkpoint-every") || !p.checkpoint.path.empty(),
+          "--checkpoint-every applies with --checkpoint FILE only");
+  require(!o.given("--initial-capital") || !o.restart_panel,
+          "--initial-capital does not apply with --restart-panel (every simulation starts from the saved "
+          "cross-section)");
+  require(!o.given("--panel-launch") || p.panel_launch == PanelLaunch::kernels || run::ranks::size() == 1,
+          "--panel-launch graph applies on one rank only (across ranks the panel's sums are exchanged between its "
+          "kernels, which are launched one by one)");
+  validate(p, option_name);  // the grid first: a restart is compared with it
   require(o.restart.empty() || o.init_coeffs.empty(), "--restart reads the coefficients: leave out --init-coeffs");
   require(!o.restart_panel || !o.restart.empty(), "--restart-panel needs --restart DIR");
   if (!o.restart.empty()) {
     load_restart(p, o.restart, o.restart_panel, precision);
-    validate(p);
+    validate(p, option_name);
   }
   return p;
 }
@@ -247,11 +252,13 @@ nlohmann::json parameters_json(Params const& p) {
           {"policy_tol", p.policy_tol},
           {"policy_max_iter", p.policy_max_iter},
           {"policy_method", to_string(p.policy_method)},
-          {"policy_damping", p.policy_damping},
+          // What the run does not use is null.
+          {"policy_damping",
+           p.policy_method == PolicyMethod::time_iteration ? nlohmann::json(p.policy_damping) : nlohmann::json()},
           {"agents", p.agents},
           {"periods", p.periods},
           {"discard", p.discard},
-          {"initial_capital", p.initial_capital},
+          {"initial_capital", p.start.capital.empty() ? nlohmann::json(p.initial_capital) : nlohmann::json()},
           {"seed", p.seed},
           {"interp", to_string(p.interp)},
           {"panel_launch", to_string(p.panel_launch)},
@@ -259,7 +266,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"panel_teams", p.panel_teams},
           {"employment_draw", to_string(p.employment_draw)},
           {"panel_start", to_string(p.panel_start)},
-          {"burn_in", p.burn_in},
+          {"burn_in", p.panel_start == PanelStart::carry ? nlohmann::json(p.burn_in) : nlohmann::json()},
           {"init_coeffs", p.init_coeffs},
           {"damping", p.damping},
           {"tol", p.tol},
@@ -395,19 +402,23 @@ class Command final : public cli::Command {
   }
 
   void add_options(CLI::App& sub) override {
+    o_.sub = &sub;
     Params& p = o_.p;
     sub.add_option("--agents", p.agents, "Agents in the panel simulation")->capture_default_str();
     sub.add_option("--periods", p.periods, "Periods simulated per outer iteration")->capture_default_str();
     sub.add_option("--discard", p.discard, "Initial periods left out of the regression and accuracy test")
         ->capture_default_str();
-    sub.add_option("--grid", o_.grid, "Policy grid NK,NKbar: individual capital x aggregate capital nodes")
+    sub.add_option("--grid", o_.grid,
+                   fmt::format("Policy grid NK,NKbar: individual capital ({} to {}; fewer cannot resolve the kink at "
+                               "the borrowing limit) x aggregate capital (2 to {}) nodes",
+                               min_capital_nodes, max_capital_nodes, max_aggregate_nodes))
         ->capture_default_str();
     sub.add_option("--interp", o_.interp, "Interpolation of the policy: catmull-rom (bicubic) or bilinear")
         ->check(CLI::IsMember({"catmull-rom", "bilinear"}))
         ->capture_default_str();
     sub.add_option("--panel-launch", o_.panel_launch,
-                   "Panel kernels per period recorded once as a Kokkos graph (one launch per simulation) or "
-                   "launched one by one; the results are identical")
+                   "Panel kernels per period recorded once as a Kokkos graph (one launch per simulation; one rank "
+                   "only) or launched one by one; the results are identical")
         ->check(CLI::IsMember({"graph", "kernels"}))
         ->capture_default_str();
     sub.add_option("--panel-locate", o_.panel_locate,
@@ -418,12 +429,11 @@ class Command final : public cli::Command {
                    "(scratch in double on a GPU, where it is the fastest; power otherwise)")
         ->check(CLI::IsMember({"auto", "power", "bucket", "scratch"}))
         ->capture_default_str();
-    o_.panel_teams =
-        sub.add_option("--panel-teams", p.panel_teams,
-                       "With --panel-locate scratch: teams per panel step, each copying the records once "
-                       "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
-                       "about one per thread)")
-            ->capture_default_str();
+    sub.add_option("--panel-teams", p.panel_teams,
+                   "With --panel-locate scratch: teams per panel step, each copying the records once "
+                   "(0: automatic: on a GPU one full wave, as many teams as the device holds at once; on hosts "
+                   "about one per thread)")
+        ->capture_default_str();
     sub.add_option("--panel-start", o_.panel_start,
                    "carry: each panel simulation starts from the previous one's final cross-section until the "
                    "coefficients move less than 100 x --tol, then from that one fixed (MMV); fixed: every simulation "
@@ -454,7 +464,8 @@ class Command final : public cli::Command {
     sub.add_option("--checkpoint", p.checkpoint.path,
                    "Write the outer loop's state to this file (atomically) to continue it with --resume");
     sub.add_option("--checkpoint-every", p.checkpoint.every_seconds,
-                   "Seconds between two checkpoints (0: after every outer iteration; always after the last)")
+                   "With --checkpoint: seconds between two checkpoints (0: after every outer iteration; always after "
+                   "the last)")
         ->capture_default_str();
     sub.add_option("--resume", p.checkpoint.resume,
                    "Continue the outer loop from a --checkpoint file written with the same parameters "
@@ -474,10 +485,13 @@ class Command final : public cli::Command {
                    "next period's policy interpolated at k', as Maliar, Maliar & Valli's INDIVIDUAL.m)")
         ->check(CLI::IsMember({"endogenous-grid", "time-iteration"}))
         ->capture_default_str();
-    o_.policy_damping = sub.add_option("--policy-damping", p.policy_damping,
-                                       "Time iteration: weight of the Euler-equation update in the policy update")
-                            ->capture_default_str();
-    sub.add_option("--initial-capital", p.initial_capital, "Capital of every agent in period 0")->capture_default_str();
+    sub.add_option("--policy-damping", p.policy_damping,
+                   "With --policy-method time-iteration: weight of the Euler-equation update in the policy update, "
+                   "in (0, 1]")
+        ->capture_default_str();
+    sub.add_option("--initial-capital", p.initial_capital,
+                   "Capital of every agent in period 0, inside the k grid (not with --restart-panel)")
+        ->capture_default_str();
     sub.add_option("--k-min", p.k_min, "Borrowing limit (this model: 0)")->capture_default_str();
     sub.add_option("--k-max", p.k_max, "Upper end of the individual capital grid")->capture_default_str();
     sub.add_option("--k-power", p.k_power, "Grid power: k nodes k_max s^power, dense near the constraint")
@@ -504,7 +518,7 @@ class Command final : public cli::Command {
 
   report::RunReport execute(cli::Context& context) override {
     Params const p = resolve(o_, context.precision);
-    require(o_.panel_teams->count() == 0 || p.panel_locate != PanelLocate::automatic ||
+    require(!o_.given("--panel-teams") || p.panel_locate != PanelLocate::automatic ||
                 context.resources.device_memory_bytes > 0,
             "--panel-teams: on this host backend --panel-locate auto means power, which launches no teams; give "
             "--panel-locate scratch");
@@ -553,10 +567,14 @@ class Command final : public cli::Command {
     double const real = context.precision == Precision::f32 ? 4 : 8;
     double const agents = std::ceil(double(p.agents) / run::ranks::size());
     double const grid = double(p.nk) * p.nK * 4 * 8 * 4;
-    double const device = agents * (2 * real + double(p.periods) / 8 + 4) + grid + double(p.periods) * 64;
+    double const panel = agents * (2 * real + double(p.periods) / 8 + 4);
+    double const device = panel + grid + double(p.periods) * 64;
     double const host = std::min(double(p.agents), 1e5) * 12 * 2 + grid + double(p.periods) * 64;
-    cli::require_memory(context, device, host,
-                        fmt::format("krusell-smith --agents {} --periods {}", p.agents, p.periods));
+    // The message names what dominates: the panel (agents x periods) or the policy grid.
+    std::string const what = grid > panel ? fmt::format("krusell-smith --grid {},{} (NK x NKbar = {:.3g} policy nodes)",
+                                                        p.nk, p.nK, double(p.nk) * p.nK)
+                                          : fmt::format("krusell-smith --agents {} --periods {}", p.agents, p.periods);
+    cli::require_memory(context, device, host, what);
   }
 
   Options o_;

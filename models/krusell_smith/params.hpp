@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -38,7 +40,7 @@ enum class PolicyMethod { endogenous_grid, time_iteration };
 // cross-section's unemployment rate only meets the target on average.
 enum class EmploymentDraw { exact, independent };
 // Where each outer iteration's panel simulation starts: `carry` from the previous simulation's
-// final cross-section while the coefficients still move more than 100 x --tol, then from that one
+// final cross-section while the coefficients still move more than 100 x tol, then from that one
 // held fixed (MMV's MAIN.m); `fixed` always from the first start (every agent at
 // initial_capital, or a restart's cross-section).
 enum class PanelStart { carry, fixed };
@@ -135,48 +137,82 @@ inline std::string to_string(PanelLocate m) {
                                      : "auto";
 }
 
-inline void validate(Params const& p) {
+// How validate() names a parameter in its messages. By default the field of Params (`delta`,
+// `l_bar`; `K_min,K_max` for the aggregate grid), which is what a library user sets; the command
+// passes the option that sets it (`--delta`, `--Kbar-range`), which is what its user typed.
+using ParameterName = std::string (*)(std::string const& field);
+inline std::string field_name(std::string const& field) { return field; }
+
+// A number as messages show it: the shortest of %.15g .. %.17g that reads back as v (0.99, not
+// 0.98999999999999999).
+inline std::string number_text(double v) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+inline void validate(Params const& p, ParameterName name = field_name) {
   auto finite = [](double x) { return std::isfinite(x); };
-  require(finite(p.beta) && p.beta > 0 && p.beta < 1, "--beta must lie in (0, 1)");
-  require(finite(p.gamma) && p.gamma > 0 && p.gamma <= 20, "--gamma must lie in (0, 20]");
-  require(finite(p.alpha) && p.alpha > 0 && p.alpha < 1, "--alpha must lie in (0, 1)");
-  require(finite(p.delta) && p.delta >= 0 && p.delta <= 1, "--delta must lie in [0, 1]");
-  require(finite(p.l_bar) && p.l_bar > 0, "--l-bar must be positive");
-  require(finite(p.mu) && p.mu >= 0 && p.mu < 1, "--mu must lie in [0, 1)");
-  require(finite(p.z_good) && finite(p.z_bad) && p.z_bad > 0 && p.z_good > 0, "--z-good and --z-bad must be positive");
-  require(p.z_good > p.z_bad, "--z-good must exceed --z-bad (the good aggregate state is the more productive one)");
-  require(finite(p.u_good) && p.u_good > 0 && p.u_good < 1, "--u-good must lie in (0, 1)");
-  require(finite(p.u_bad) && p.u_bad > 0 && p.u_bad < 1, "--u-bad must lie in (0, 1)");
-  require(finite(p.duration_z) && p.duration_z > 1, "--duration-z must exceed 1 period");
-  require(finite(p.duration_u_good) && p.duration_u_good >= 1, "--duration-u-good must be >= 1 period");
-  require(finite(p.duration_u_bad) && p.duration_u_bad >= 1, "--duration-u-bad must be >= 1 period");
-  require(finite(p.ratio_gb) && p.ratio_gb > 0, "--ratio-gb must be positive");
-  require(finite(p.ratio_bg) && p.ratio_bg > 0, "--ratio-bg must be positive");
-  require(p.nk >= 4 && p.nk <= 100000, "--grid: NK must lie in [4, 100000]");
-  require(p.nK >= 2 && p.nK <= 10000, "--grid: NKbar must lie in [2, 10000]");
-  require(finite(p.k_min) && p.k_min == 0.0, "--k-min: the borrowing limit of this model is k >= 0");
-  require(finite(p.k_max) && p.k_max > p.k_min + 1, "--k-max must exceed the borrowing limit");
-  require(finite(p.k_power) && p.k_power >= 1 && p.k_power <= 10, "--k-power must lie in [1, 10]");
-  require(p.panel_teams >= 0, "--panel-teams must be >= 0 (0: automatic)");
+  auto n = [&](char const* field) { return name(field); };
+  auto t = [](double v) { return number_text(v); };
+  auto i = [](long v) { return std::to_string(v); };
+  require(finite(p.beta) && p.beta > 0 && p.beta < 1, n("beta") + " must lie in (0, 1), got " + t(p.beta));
+  require(finite(p.gamma) && p.gamma > 0 && p.gamma <= 20, n("gamma") + " must lie in (0, 20], got " + t(p.gamma));
+  require(finite(p.alpha) && p.alpha > 0 && p.alpha < 1, n("alpha") + " must lie in (0, 1), got " + t(p.alpha));
+  require(finite(p.delta) && p.delta >= 0 && p.delta <= 1, n("delta") + " must lie in [0, 1], got " + t(p.delta));
+  require(finite(p.l_bar) && p.l_bar > 0, n("l_bar") + " must be positive, got " + t(p.l_bar));
+  require(finite(p.mu) && p.mu >= 0 && p.mu < 1, n("mu") + " must lie in [0, 1), got " + t(p.mu));
+  require(finite(p.z_good) && p.z_good > 0, n("z_good") + " must be positive, got " + t(p.z_good));
+  require(finite(p.z_bad) && p.z_bad > 0, n("z_bad") + " must be positive, got " + t(p.z_bad));
+  require(p.z_good > p.z_bad, n("z_good") + " must exceed " + n("z_bad") +
+                                  " (the good aggregate state is the more productive one), got " + t(p.z_good) +
+                                  " and " + t(p.z_bad));
+  require(finite(p.u_good) && p.u_good > 0 && p.u_good < 1, n("u_good") + " must lie in (0, 1), got " + t(p.u_good));
+  require(finite(p.u_bad) && p.u_bad > 0 && p.u_bad < 1, n("u_bad") + " must lie in (0, 1), got " + t(p.u_bad));
+  require(finite(p.duration_z) && p.duration_z > 1, n("duration_z") + " must exceed 1 period, got " + t(p.duration_z));
+  require(finite(p.duration_u_good) && p.duration_u_good >= 1,
+          n("duration_u_good") + " must be >= 1 period, got " + t(p.duration_u_good));
+  require(finite(p.duration_u_bad) && p.duration_u_bad >= 1,
+          n("duration_u_bad") + " must be >= 1 period, got " + t(p.duration_u_bad));
+  require(finite(p.ratio_gb) && p.ratio_gb > 0, n("ratio_gb") + " must be positive, got " + t(p.ratio_gb));
+  require(finite(p.ratio_bg) && p.ratio_bg > 0, n("ratio_bg") + " must be positive, got " + t(p.ratio_bg));
+  require(p.nk >= 4 && p.nk <= 100000, n("nk") + " must lie in [4, 100000], got " + i(p.nk));
+  require(p.nK >= 2 && p.nK <= 10000, n("nK") + " must lie in [2, 10000], got " + i(p.nK));
+  require(finite(p.k_min) && p.k_min == 0.0,
+          n("k_min") + " must be 0: the borrowing limit of this model is k >= 0, got " + t(p.k_min));
+  require(finite(p.k_max) && p.k_max > p.k_min + 1,
+          n("k_max") + " must exceed the borrowing limit by more than 1, got " + t(p.k_max));
+  require(finite(p.k_power) && p.k_power >= 1 && p.k_power <= 10,
+          n("k_power") + " must lie in [1, 10], got " + t(p.k_power));
+  require(p.panel_teams >= 0, n("panel_teams") + " must be >= 0 (0: automatic), got " + i(p.panel_teams));
+  std::string const K_range = t(p.K_min) + "," + t(p.K_max);
   require(finite(p.K_min) && finite(p.K_max) && p.K_min > 0 && p.K_max > p.K_min,
-          "--Kbar-range needs 0 < K_min < K_max");
-  require(p.K_max <= p.k_max, "--Kbar-range: K_max must not exceed --k-max");
-  require(finite(p.policy_tol) && p.policy_tol > 0, "--policy-tol must be positive");
-  require(p.policy_max_iter >= 1, "--policy-max-iter must be >= 1");
+          n("K_min,K_max") + " needs 0 < lower < upper, got " + K_range);
+  require(p.K_max <= p.k_max,
+          n("K_min,K_max") + ": the upper end must not exceed " + n("k_max") + " " + t(p.k_max) + ", got " + K_range);
+  require(finite(p.policy_tol) && p.policy_tol > 0, n("policy_tol") + " must be positive, got " + t(p.policy_tol));
+  require(p.policy_max_iter >= 1, n("policy_max_iter") + " must be >= 1, got " + i(p.policy_max_iter));
   require(finite(p.policy_damping) && p.policy_damping > 0 && p.policy_damping <= 1,
-          "--policy-damping must lie in (0, 1]");
-  require(p.agents >= 32 && p.agents <= (1L << 36), "--agents must lie in [32, 2^36]");
-  require(p.periods >= 10, "--periods must be >= 10");
-  require(p.burn_in >= 0, "--burn-in must be >= 0");
-  require(p.discard >= 0 && p.discard + 8 <= p.periods, "--discard must be >= 0 and leave at least 8 periods");
+          n("policy_damping") + " must lie in (0, 1], got " + t(p.policy_damping));
+  require(p.agents >= 32 && p.agents <= (1L << 36), n("agents") + " must lie in [32, 2^36], got " + i(p.agents));
+  require(p.periods >= 10, n("periods") + " must be >= 10, got " + i(p.periods));
+  require(p.burn_in >= 0, n("burn_in") + " must be >= 0, got " + i(p.burn_in));
+  require(p.discard >= 0 && p.discard + 8 <= p.periods, n("discard") + " must be >= 0 and leave at least 8 of the " +
+                                                            i(p.periods) + " periods (" + n("periods") + "), got " +
+                                                            i(p.discard));
   require(finite(p.initial_capital) && p.initial_capital > p.k_min && p.initial_capital < p.k_max,
-          "--initial-capital must lie inside the k grid");
-  for (double b : p.init_coeffs) require(finite(b), "--init-coeffs must be finite numbers");
-  require(finite(p.damping) && p.damping > 0 && p.damping <= 1, "--damping must lie in (0, 1]");
-  require(finite(p.tol) && p.tol > 0, "--tol must be positive");
-  require(p.max_iter >= 1, "--max-iter must be >= 1");
-  require(std::isfinite(p.checkpoint.every_seconds) && p.checkpoint.every_seconds >= 0,
-          "--checkpoint-every must be a number of seconds >= 0");
+          n("initial_capital") + " must lie inside the k grid (" + t(p.k_min) + ", " + t(p.k_max) + "), got " +
+              t(p.initial_capital));
+  for (double b : p.init_coeffs) require(finite(b), n("init_coeffs") + " must be finite numbers");
+  require(finite(p.damping) && p.damping > 0 && p.damping <= 1,
+          n("damping") + " must lie in (0, 1], got " + t(p.damping));
+  require(finite(p.tol) && p.tol > 0, n("tol") + " must be positive, got " + t(p.tol));
+  require(p.max_iter >= 1, n("max_iter") + " must be >= 1, got " + i(p.max_iter));
+  require(finite(p.checkpoint.every_seconds) && p.checkpoint.every_seconds >= 0,
+          n("checkpoint_every") + " must be a number of seconds >= 0, got " + t(p.checkpoint.every_seconds));
   Start const& st = p.start;
   if (!st.policy.empty()) {
     require(
@@ -184,27 +220,32 @@ inline void validate(Params const& p) {
         "restart: the initial policy has " + std::to_string(st.policy.size()) +
             " values, the grid needs nk x nK x 2 x 2 = " + std::to_string(std::size_t(p.nk) * std::size_t(p.nK) * 4));
     for (double g : st.policy)
-      require(finite(g) && g >= p.k_min,
-              "restart: the initial policy holds a value that is not finite or below --k-min");
+      require(
+          finite(g) && g >= p.k_min,
+          "restart: the initial policy holds a value that is not finite or below the borrowing limit " + n("k_min"));
   }
   if (!st.capital.empty() || !st.employed.empty()) {
     require(long(st.capital.size()) == p.agents && long(st.employed.size()) == p.agents,
-            "restart: the initial cross-section has " + std::to_string(st.capital.size()) + " agents, --agents is " +
-                std::to_string(p.agents));
+            "restart: the initial cross-section has " + std::to_string(st.capital.size()) + " agents, " + n("agents") +
+                " is " + std::to_string(p.agents));
     for (double k : st.capital)
       require(finite(k) && k >= p.k_min,
-              "restart: the initial cross-section holds a capital that is not finite or below --k-min");
+              "restart: the initial cross-section holds a capital that is not finite or below the borrowing limit " +
+                  n("k_min"));
     for (auto e : st.employed) require(e == 0 || e == 1, "restart: the initial employment must be 0 or 1");
     require(st.z_prev == 0 || st.z_prev == 1, "restart: the previous aggregate state must be 0 (good) or 1 (bad)");
   }
   // The Markov chain must exist for these targets (probabilities in [0, 1]).
+  std::string const chain = n("u_good") + ", " + n("u_bad") + ", " + n("duration_u_good") + ", " + n("duration_u_bad") +
+                            ", " + n("ratio_gb") + " and " + n("ratio_bg");
   double const p00_gg = 1 - 1 / p.duration_u_good, p00_bb = 1 - 1 / p.duration_u_bad;
   require(p.ratio_gb * p00_bb <= 1 && p.ratio_bg * p00_gg <= 1,
-          "--ratio-gb/--ratio-bg give a probability of staying unemployed above 1");
+          n("ratio_gb") + " or " + n("ratio_bg") + " gives a probability of staying unemployed above 1 (with " +
+              n("duration_u_good") + " and " + n("duration_u_bad") + ")");
   double const p10_gb = (p.u_bad - p.u_good * p.ratio_gb * p00_bb) / (1 - p.u_good);
   double const p10_bg = (p.u_good - p.u_bad * p.ratio_bg * p00_gg) / (1 - p.u_bad);
   require(p10_gb >= 0 && p10_gb <= 1 && p10_bg >= 0 && p10_bg <= 1,
-          "the unemployment targets and durations imply a job-loss probability outside [0, 1]");
+          "the unemployment targets and durations (" + chain + ") imply a job-loss probability outside [0, 1]");
 }
 
 }  // namespace parity::krusell_smith

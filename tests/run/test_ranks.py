@@ -301,6 +301,15 @@ class Ranks(unittest.TestCase):
                 self.assertIn(f"{option} runs on one rank only", r.stderr)
                 self.assertEqual(r.stderr.count("error:"), 1, r.stderr)  # rank 0 only
 
+    def test_krusell_smith_refuses_graph_launch_on_several_ranks(self):
+        # Across ranks the panel's kernels are launched one by one: a graph asked for would be ignored.
+        if RANKS == 1:
+            return
+        r = run(["krusell-smith", "-q", "--agents", "100", "--panel-launch", "graph"], RANKS)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--panel-launch graph applies on one rank only", r.stderr)
+        self.assertEqual(r.stderr.count("error:"), 1, r.stderr)  # rank 0 only
+
     def compare_within(self, one, many, rtol, atol, path):
         """Numbers within rtol (relative) or atol (absolute); everything else equal."""
         if isinstance(one, dict):

@@ -45,8 +45,8 @@ RootResult find_root(F&& f, double a, double b, RootOptions const& opt = {}) {
   };
   report(b, fb, a, b);
   require(std::isfinite(fa) && std::isfinite(fb), "root: f is not finite at an end of the bracket");
-  require((fa <= 0 && fb >= 0) || (fa >= 0 && fb <= 0),
-          "root: f has the same sign at both ends of the bracket [" + std::to_string(a) + ", " + std::to_string(b) + "]");
+  require((fa <= 0 && fb >= 0) || (fa >= 0 && fb <= 0), "root: f has the same sign at both ends of the bracket [" +
+                                                            std::to_string(a) + ", " + std::to_string(b) + "]");
   double c = a, fc = fa, d = b - a, e = d;
   for (;;) {
     if ((fb > 0) == (fc > 0)) {  // keep the root between b and c

@@ -33,7 +33,12 @@ TEST(RootFinder, StopsOnTheFunctionToleranceAndTheBudget) {
   parity::optimize::RootOptions opt;
   opt.f_tol = 1e-3;
   int calls = 0;
-  auto const r = find_root([&](double x) { ++calls; return x - 0.123456; }, 0.0, 1.0, opt);
+  auto const r = find_root(
+      [&](double x) {
+        ++calls;
+        return x - 0.123456;
+      },
+      0.0, 1.0, opt);
   EXPECT_TRUE(r.converged);
   EXPECT_LE(std::abs(r.fx), 1e-3);
   EXPECT_EQ(r.evaluations, calls);
@@ -50,7 +55,12 @@ TEST(RootFinder, TakesKnownValuesAtTheEnds) {
   parity::optimize::RootOptions opt;
   opt.f_lower = -2.0;  // f(0)
   opt.f_upper = 2.0;  // f(2)
-  auto const r = find_root([&](double x) { ++calls; return x * x - 2; }, 0.0, 2.0, opt);
+  auto const r = find_root(
+      [&](double x) {
+        ++calls;
+        return x * x - 2;
+      },
+      0.0, 2.0, opt);
   EXPECT_NEAR(r.x, std::numbers::sqrt2, 1e-9);
   EXPECT_EQ(calls + 2, r.evaluations);
 }

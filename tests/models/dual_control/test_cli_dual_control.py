@@ -30,8 +30,8 @@ class DualControlCli(CliTestCase):
             self.assertIn(option, r.stdout)
 
     def test_bad_input(self):
-        self.assert_rejected(["--grid", "1,4,4"], "at least 2 nodes")
-        self.assert_rejected(["--grid", "-5,4,4"], "at least 2 nodes")
+        self.assert_rejected(["--grid", "1,4,4"], "(item 1: 1 is out of range: must be in [2, ")
+        self.assert_rejected(["--grid", "-5,4,4"], "(item 1: -5 is out of range: must be in [2, ")
         self.assert_rejected(["--grid", "8,8"], "--grid expects 3")
         self.assert_rejected(["--grid", "a,b,c"], "--grid expects 3")
         self.assert_rejected(["--grid", "8.5,8,8"], "whole numbers")
@@ -45,6 +45,103 @@ class DualControlCli(CliTestCase):
         self.assert_rejected(["--omega", "0"], "omega")
         self.assert_rejected(["--tol", "-1"], "--tol")
         self.assert_rejected(["--algorithm", "fast"], "--algorithm")
+
+    def test_lists_refuse_empty_items(self):
+        self.assert_rejected(["--grid", "16,16,16,"], "--grid expects 3 comma-separated whole numbers NX,NMU,NSIGMA, "
+                                                      "got '16,16,16,' (nothing after the last comma)")
+        self.assert_rejected(["--grid", "16,,16"], "(item 2 is empty)")
+        self.assert_rejected(["--x-range", "-1,1,"], "--x-range expects 2 comma-separated numbers LO,HI")
+        self.assert_rejected(["--mu-range", ",1"], "(nothing before the first comma)")
+        self.assert_rejected(["--sigma-range", "0,inf"], "(item 2 is not a finite number)")
+        self.assert_rejected(["--reference-state", "1,1,"], "--reference-state expects 3 comma-separated numbers")
+        self.assert_rejected(["--simulate-paths", "2", "--initial-state", "1,1"], "--initial-state expects 3")
+
+    def test_evaluation_sweeps_refuse_negatives(self):
+        # Not given is the algorithm's default; -1 is no longer a way to say so.
+        self.assert_rejected(["--evaluation-sweeps", "-1"], "--evaluation-sweeps")
+        self.assert_rejected(["--evaluation-sweeps", "1001"], "--evaluation-sweeps")
+
+    def test_reference_state_outside_the_grid_is_refused(self):
+        # V is held constant outside the box: at x = 100 it would report the edge's value.
+        self.assert_rejected(["--policy", "inert", "--reference-state", "100,1,0.5"],
+                             "--reference-state 100,1,0.5 lies outside the grid: x in [-10, 10], mu in [-4, 4], "
+                             "Sigma in [0, 4]")
+        self.assert_rejected(["--reference-state", "0,1,0.5", "--reference-state", "0,1,5"],
+                             "--reference-state 0,1,5 lies outside the grid")
+        self.assert_rejected(["--reference-state", "1,1,-1"], "--reference-state needs finite x, mu and Sigma >= 0")
+
+    def test_default_reference_states_outside_a_smaller_grid_are_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "inert", "--grid", "5,3,3", "--x-range", "1.5,5", "--xbar", "2", "--json", path,
+                       "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                refs = json.load(f)["results"]["reference_states"]
+        self.assertEqual([(x["x"], x["mu"], x["Sigma"]) for x in refs], [(2, 1, 0.5)])
+
+    def test_options_that_do_not_apply_are_refused(self):
+        for policy in ("inert", "myopic"):
+            for option, value in (("--algorithm", "paper"), ("--tol-myopic", "1e-3"), ("--scan-points", "8"),
+                                  ("--brent-starts", "2"), ("--brent-max-iter", "30"), ("--brent-tol", "1e-5"),
+                                  ("--evaluation-sweeps", "3")):
+                with self.subTest(policy=policy, option=option):
+                    self.assert_rejected(["--policy", policy, option, value],
+                                         f"{option} applies to --policy optimal only")
+        self.assert_rejected(["--algorithm", "paper", "--evaluation-sweeps", "5"],
+                             "--evaluation-sweeps applies to --algorithm accelerated only")
+        for args in (["--horizon", "5"], ["--seed", "7"], ["--initial-state", "1,1,1"],
+                     ["--simulate-paths", "0", "--horizon", "5"]):
+            with self.subTest(args=args):
+                self.assert_rejected(args, f"{args[-2]} applies with --simulate-paths N > 0 only")
+        self.assert_rejected(["--checkpoint-every", "5"], "--checkpoint-every applies with --checkpoint FILE only")
+        self.assert_rejected(["--resume", "state.bin", "--checkpoint-every", "5"], "--checkpoint-every applies")
+
+    def test_options_that_apply_are_accepted(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "inert", "--grid", "5,3,3", "--simulate-paths", "3", "--horizon", "4", "--seed", "9",
+                       "--initial-state", "1,1,1", "--checkpoint", os.path.join(d, "state.bin"),
+                       "--checkpoint-every", "0", "--json", path, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                parameters = json.load(f)["parameters"]
+        self.assertEqual((parameters["horizon"], parameters["seed"]), (4, 9))
+        # What an inert run does not use is null, not a default it never applied.
+        for key in ("algorithm", "evaluation_sweeps", "tol_myopic", "scan_points", "brent_starts", "brent_max_iter",
+                    "brent_tol"):
+            self.assertIsNone(parameters[key], key)
+        r = parity("--algorithm", "paper", "--grid", "5,3,3", "--quad-nodes", "4", "--scan-points", "5",
+                   "--brent-starts", "2", "--tol-myopic", "1e-5", "--max-iter", "1", "--quiet")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # accepted; stopped by --max-iter 1
+
+    def test_messages_name_the_option_as_typed(self):
+        with tempfile.TemporaryDirectory() as d:
+            checkpoint = os.path.join(d, "state.bin")
+            for args, message in ((["--x-concentration", "-1"], "--x-concentration must be >= 0"),
+                                  (["--mu-concentration", "-1"], "--mu-concentration must be >= 0"),
+                                  (["--sigma-eps", "-1"], "--sigma-eps must be > 0, got -1"),
+                                  (["--omega", "-1"], "--omega (weight on the control) must be >= 0"),
+                                  (["--xbar", "20"], "--xbar 20 must lie inside --x-range -10,10"),
+                                  (["--mu-range", "1,2"], "--mu-range must contain 0"),
+                                  (["--x-range", "3,1"], "--x-range needs finite lower < upper, got 3,1"),
+                                  (["--quad-nodes", "300"], "--quad-nodes must lie in [1, 200], got 300"),
+                                  (["--tol-myopic", "2"], "--tol-myopic (a relative tolerance) must lie in (0, 1)"),
+                                  (["--scan-points", "2"], "--scan-points must lie in [3, 64]"),
+                                  (["--brent-starts", "40"], "--brent-starts must lie in [1, 16] (at most "
+                                                             "--scan-points)"),
+                                  (["--brent-max-iter", "2"], "--brent-max-iter must lie in [3, 1000]"),
+                                  (["--brent-tol", "0"], "--brent-tol must lie in (0, 1)"),
+                                  (["--simulate-paths", "-1"], "--simulate-paths must be >= 0"),
+                                  (["--simulate-paths", "2", "--horizon", "0"], "--horizon must lie in [1, 100000]"),
+                                  (["--simulate-paths", "2", "--initial-state", "1,1,-1"],
+                                   "--initial-state needs finite x, mu and Sigma >= 0"),
+                                  (["--checkpoint", checkpoint, "--checkpoint-every", "-1"],
+                                   "--checkpoint-every must be a number of seconds >= 0"),
+                                  (["--grid", "2000000,2000,2"], "--grid has too many points")):
+                with self.subTest(args=args):
+                    self.assert_rejected(args, message)
+            self.assert_bad_input(parity("--max-iter", "0"), "--max-iter must be >= 1")
 
     def test_meaningless_or_ignored_input(self):
         self.assert_rejected(["--tol", "10"], "--tol")
@@ -102,6 +199,7 @@ class DualControlCli(CliTestCase):
             self.assertEqual(doc["model"], "dual-control")
             self.assertEqual(doc["status"], "converged")
             self.assertEqual(doc["parameters"]["grid"], [41, 3, 3])
+            self.assertIsNone(doc["parameters"]["horizon"])  # nothing simulated
             res = doc["results"]
             self.assertLessEqual(res["residual"], 1e-6)
             self.assertEqual(res["iterations"], doc["iterations"])

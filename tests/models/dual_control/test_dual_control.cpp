@@ -640,8 +640,82 @@ TEST(DualControlParams, RejectsBadInput) {
   bad([](dc::Params& p) { p.mu_lo = 0.5; });
   bad([](dc::Params& p) { p.quad_nodes = 0; });
   bad([](dc::Params& p) { p.max_iter = 0; });
+  bad([](dc::Params& p) { p.evaluation_sweeps = -1; });  // not set is the default; negatives are refused
+  bad([](dc::Params& p) { p.tol = -1.0; });
+  bad([](dc::Params& p) { p.reference_states = {{100.0, 1.0, 0.5}}; });  // outside the grid: V unknown there
+  bad([](dc::Params& p) { p.reference_states = {{0.0, 1.0, 5.0}}; });
   dc::Params ok;
   EXPECT_NO_THROW(dc::validate(ok));
+  ok.reference_states = {{-10.0, -4.0, 0.0}, {10.0, 4.0, 4.0}};  // the corners are on the grid
+  EXPECT_NO_THROW(dc::validate(ok));
+}
+
+// The message of validate()'s refusal ("" if it accepts p).
+std::string refusal(dc::Params const& p, dc::ParameterName name = dc::field_name) {
+  try {
+    dc::validate(p, name);
+  } catch (parity::InvalidInput const& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A library user sets fields, not options: the messages name the fields. The command passes the
+// option names instead (--delta), which the CLI tests check.
+TEST(DualControlParams, MessagesNameTheParameter) {
+  dc::Params p;
+  p.delta = 1.5;
+  EXPECT_EQ(refusal(p), "delta (discount factor) must lie in (0, 1), got 1.5");
+  p = {};
+  p.x_concentration = -1;
+  EXPECT_EQ(refusal(p), "x_concentration must be >= 0 (0: uniform nodes), got -1");
+  p = {};
+  p.sigma_eps = 0;
+  EXPECT_EQ(refusal(p, [](std::string const& field) { return "<" + field + ">"; }), "<sigma_eps> must be > 0, got 0");
+  p = {};
+  p.reference_states = {{100.0, 1.0, 0.5}};
+  std::string const outside = refusal(p);
+  EXPECT_NE(outside.find("reference_states 100,1,0.5 lies outside the grid: x in [-10, 10], mu in [-4, 4], "
+                         "Sigma in [0, 4]"),
+            std::string::npos)
+      << outside;
+  // Every rule: no option names in the library's words.
+  auto check = [](auto change) {
+    dc::Params q;
+    change(q);
+    std::string const m = refusal(q);
+    EXPECT_NE(m, "");
+    EXPECT_EQ(m.find("--"), std::string::npos) << m;
+  };
+  check([](dc::Params& q) { q.gamma = 1.1; });
+  check([](dc::Params& q) { q.omega = -1; });
+  check([](dc::Params& q) { q.nx = 1; });
+  check([](dc::Params& q) { q.x_lo = 20; });
+  check([](dc::Params& q) { q.mu_lo = 1; });
+  check([](dc::Params& q) { q.sigma_lo = -1; });
+  check([](dc::Params& q) { q.xbar = 20; });
+  check([](dc::Params& q) { q.mu_concentration = -1; });
+  check([](dc::Params& q) { q.omega = 0; });
+  check([](dc::Params& q) { q.quad_nodes = 0; });
+  check([](dc::Params& q) { q.tol = 2.0; });
+  check([](dc::Params& q) { q.tol_myopic = 2; });
+  check([](dc::Params& q) { q.max_iter = 0; });
+  check([](dc::Params& q) { q.evaluation_sweeps = 2000; });
+  check([](dc::Params& q) { q.policy = dc::Policy::inert, q.evaluation_sweeps = 3; });
+  check([](dc::Params& q) { q.scan_points = 2; });
+  check([](dc::Params& q) { q.brent_starts = 0; });
+  check([](dc::Params& q) { q.brent_max_iter = 0; });
+  check([](dc::Params& q) { q.brent_tol = 0; });
+  check([](dc::Params& q) { q.checkpoint_every = -1; });
+  check([](dc::Params& q) { q.simulate_paths = -1; });
+  check([](dc::Params& q) { q.horizon = 0; });
+  check([](dc::Params& q) { q.initial_state.Sigma = -1; });
+  try {
+    dc::parse_algorithm("fast");
+    ADD_FAILURE() << "an unknown algorithm was accepted";
+  } catch (parity::InvalidInput const& e) {
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DualControlParams, NotConvergedIsReported) {

@@ -56,7 +56,10 @@ class KrusellSmithCli(CliTestCase):
 
     def test_meaningless_or_ignored_input(self):
         self.assert_bad_input(parity("--z-good", "0.98"), "--z-good must exceed --z-bad")
-        self.assert_bad_input(parity("--grid", "4,2"), "too few")
+        # The message states the rule that refuses: NK from 20 (3 and 10 alike)
+        for grid, nk in (("3,4", 3), ("10,4", 10), ("200000,4", 200000)):
+            self.assert_bad_input(parity("--grid", grid), f"(NK: {nk} is out of range: must be in [20, 100000])")
+        self.assert_bad_input(parity("--grid", "40,20000"), "(NKbar: 20000 is out of range: must be in [2, 10000])")
         self.assert_bad_input(parity("--policy-damping", "0.5"), "--policy-damping applies")
         self.assert_bad_input(parity("--panel-teams", "4", "--panel-locate", "power"), "--panel-teams")
         self.assert_bad_input(parity("--agents", "1.5"), "--agents")
@@ -69,6 +72,70 @@ class KrusellSmithCli(CliTestCase):
         self.assert_bad_input(parity("--init-coeffs", "/nonexistent/coeffs.txt"), "--init-coeffs")
         self.assert_bad_input(parity("--Kbar-range", "50,30"), "--Kbar-range")
         self.assert_bad_input(parity("--u-bad", "0.9", "--ratio-gb", "0.1"), "probability")
+
+    def test_lists_refuse_empty_items(self):
+        quick = ["--agents", "100", "--periods", "20", "--discard", "5", "--max-iter", "1", "--quiet"]
+        self.assert_bad_input(parity(*quick, "--grid", "40,4,"),
+                              "--grid expects 2 comma-separated whole numbers NK,NKbar, got '40,4,' (nothing after "
+                              "the last comma)")
+        self.assert_bad_input(parity(*quick, "--Kbar-range", "30,,50"), "--Kbar-range expects 2 comma-separated "
+                                                                        "numbers MIN,MAX, got '30,,50' (item 2 is empty)")
+        self.assert_bad_input(parity(*quick, "--Kbar-range", "30,inf"), "(item 2 is not a finite number)")
+        self.assert_bad_input(parity(*quick, "--init-coeffs", "0,1,0,1,"), "--init-coeffs expects 4")
+
+    def test_options_that_do_not_apply_are_refused(self):
+        quick = ["--agents", "100", "--periods", "20", "--discard", "5", "--max-iter", "1", "--quiet"]
+        self.assert_bad_input(parity(*quick, "--panel-start", "fixed", "--burn-in", "5"),
+                              "--burn-in applies to --panel-start carry only")
+        self.assert_bad_input(parity(*quick, "--checkpoint-every", "5"),
+                              "--checkpoint-every applies with --checkpoint FILE only")
+        self.assert_bad_input(parity(*quick, "--restart", "saved", "--restart-panel", "--initial-capital", "30"),
+                              "--initial-capital does not apply with --restart-panel")
+        # ... and accepted where they apply; what the run does not use is null in the report.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity(*SMALL, "--max-iter", "1", "--checkpoint", os.path.join(d, "ks.ckpt"), "--checkpoint-every", "0",
+                       "--json", path)
+            self.assertIn(r.returncode, (0, 3), r.stdout + r.stderr)
+            parameters = load(path)["parameters"]
+            self.assertIsNone(parameters["burn_in"])  # SMALL: --panel-start fixed
+            self.assertIsNone(parameters["policy_damping"])  # the endogenous grid
+            self.assertEqual(parameters["initial_capital"], 40)
+            r = parity(*replaced(SMALL, "--panel-start", "carry"), "--burn-in", "20", "--max-iter", "1",
+                       "--json", path)
+            self.assertIn(r.returncode, (0, 3), r.stdout + r.stderr)
+            self.assertEqual(load(path)["parameters"]["burn_in"], 20)
+
+    def test_messages_name_the_option_as_typed(self):
+        for args, message in ((["--delta", "2"], "--delta must lie in [0, 1], got 2"),
+                              (["--l-bar", "0"], "--l-bar must be positive"),
+                              (["--k-power", "20"], "--k-power must lie in [1, 10]"),
+                              (["--k-min", "1"], "--k-min must be 0"),
+                              (["--Kbar-range", "30,2000"], "--Kbar-range: the upper end must not exceed --k-max 1000"),
+                              (["--duration-u-bad", "0.5"], "--duration-u-bad must be >= 1 period"),
+                              (["--initial-capital", "2000"], "--initial-capital must lie inside the k grid"),
+                              (["--periods", "20", "--discard", "15"],
+                               "--discard must be >= 0 and leave at least 8 of the 20 periods (--periods)"),
+                              (["--u-bad", "0.9", "--ratio-gb", "0.1"], "--u-good, --u-bad, --duration-u-good")):
+            with self.subTest(args=args):
+                self.assert_bad_input(parity(*args), message)
+
+    def test_memory_refusal_names_what_dominates(self):
+        r = parity("--grid", "100000,10000", "--agents", "32", timeout=30)
+        self.assert_bad_input(r, "krusell-smith --grid 100000,10000 (NK x NKbar = 1e+09 policy nodes) needs about")
+        self.assertNotIn("--agents", r.stderr)
+
+    def test_binary_init_coeffs_file_is_described_not_echoed(self):
+        with tempfile.TemporaryDirectory() as d:
+            npy = os.path.join(d, "policy.npy")
+            np.save(npy, np.arange(4.0))
+            r = parity("--init-coeffs", npy)
+            self.assert_bad_input(r, f"--init-coeffs: '{npy}' is not a coefficient file (item 1 is not a number")
+            self.assertIn("expects a text file whose first line is 4 comma-separated numbers", r.stderr)
+            self.assertNotIn("NUMPY", r.stderr)
+            self.assertNotIn("descr", r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)  # one line
+            self.assert_bad_input(parity("--init-coeffs", d), f"--init-coeffs: '{d}' is a folder")
 
     def test_checkpoint_and_resume(self):
         """--max-iter 1 with --checkpoint stops (exit 3, the stage named), --resume finishes the solve
@@ -316,7 +383,7 @@ class KrusellSmithRestart(CliTestCase):
         broken = self.copy_saved("coeffs")
         with open(os.path.join(broken, "coeffs.txt"), "w") as f:
             f.write("0.1,nan,0.1,0.9\n")
-        self.assert_refused("not finite", folder=broken)
+        self.assert_refused("coeffs.txt' is not a coefficient file (item 2 is not a finite number", folder=broken)
 
         broken = self.copy_saved("panel")
         e = np.load(os.path.join(saved, "employed_final.npy"))

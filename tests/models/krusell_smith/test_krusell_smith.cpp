@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "models/krusell_smith/calibration.hpp"
@@ -80,6 +81,60 @@ TEST(KrusellSmithChain, TaxBalancesBudgetAndIncomesAddUp) {
 
 // The exact-unemployment draw against a host reference: per period and group, the agents with
 // the smallest Philox keys (sorted on the host) lose/keep their job.
+// A library user sets fields, not options: validate()'s messages name the fields (the command
+// passes the option names instead, which the CLI tests check).
+TEST(KrusellSmithParams, MessagesNameTheParameter) {
+  auto refusal = [](auto change, ks::ParameterName name = ks::field_name) -> std::string {
+    ks::Params p;
+    change(p);
+    try {
+      ks::validate(p, name);
+    } catch (parity::InvalidInput const& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal([](ks::Params& p) { p.delta = 2; }), "delta must lie in [0, 1], got 2");
+  EXPECT_EQ(refusal([](ks::Params& p) { p.K_min = 50; }), "K_min,K_max needs 0 < lower < upper, got 50,50");
+  EXPECT_EQ(refusal([](ks::Params& p) { p.l_bar = 0; }, [](std::string const& f) { return "<" + f + ">"; }),
+            "<l_bar> must be positive, got 0");
+  for (auto const& m : {refusal([](ks::Params& p) { p.beta = 1; }),
+                        refusal([](ks::Params& p) { p.gamma = 0; }),
+                        refusal([](ks::Params& p) { p.alpha = 1; }),
+                        refusal([](ks::Params& p) { p.mu = 1; }),
+                        refusal([](ks::Params& p) { p.z_good = 0.98; }),
+                        refusal([](ks::Params& p) { p.u_bad = 1; }),
+                        refusal([](ks::Params& p) { p.duration_z = 1; }),
+                        refusal([](ks::Params& p) { p.duration_u_bad = 0.5; }),
+                        refusal([](ks::Params& p) { p.ratio_gb = 0; }),
+                        refusal([](ks::Params& p) { p.nk = 3; }),
+                        refusal([](ks::Params& p) { p.nK = 1; }),
+                        refusal([](ks::Params& p) { p.k_min = 1; }),
+                        refusal([](ks::Params& p) { p.k_max = 0.5; }),
+                        refusal([](ks::Params& p) { p.k_power = 0; }),
+                        refusal([](ks::Params& p) { p.panel_teams = -1; }),
+                        refusal([](ks::Params& p) { p.K_max = 2000; }),
+                        refusal([](ks::Params& p) { p.policy_tol = 0; }),
+                        refusal([](ks::Params& p) { p.policy_max_iter = 0; }),
+                        refusal([](ks::Params& p) { p.policy_damping = 0; }),
+                        refusal([](ks::Params& p) { p.agents = 5; }),
+                        refusal([](ks::Params& p) { p.periods = 5; }),
+                        refusal([](ks::Params& p) { p.burn_in = -1; }),
+                        refusal([](ks::Params& p) { p.discard = -1; }),
+                        refusal([](ks::Params& p) { p.initial_capital = 0; }),
+                        refusal([](ks::Params& p) { p.init_coeffs[1] = std::nan(""); }),
+                        refusal([](ks::Params& p) { p.damping = 0; }),
+                        refusal([](ks::Params& p) { p.tol = 0; }),
+                        refusal([](ks::Params& p) { p.max_iter = 0; }),
+                        refusal([](ks::Params& p) { p.checkpoint.every_seconds = -1; }),
+                        refusal([](ks::Params& p) { p.start.policy = {1.0}; }),
+                        refusal([](ks::Params& p) { p.ratio_gb = 5; }),
+                        refusal([](ks::Params& p) { p.u_bad = 0.9, p.ratio_gb = 0.1; })}) {
+    EXPECT_NE(m, "");
+    EXPECT_EQ(m.find("--"), std::string::npos) << m;
+  }
+}
+
 TEST(KrusellSmithShocks, ExactUnemploymentMatchesHostSort) {
   ks::Params p;
   p.agents = 3001;  // not a multiple of 32
