@@ -57,10 +57,12 @@ void add_common_options(CLI::App& sub, CommonOptions& common, HostOptions& host,
     sub.add_option("--precision", common.precision, "Floating-point precision: float or double")
         ->check(CLI::IsMember({"float", "double"}))
         ->capture_default_str();
-  sub.add_option("--json", common.json_path, "Write the machine-readable report (JSON) to this file");
+  sub.add_option("--json", common.json_path,
+                 "Write the machine-readable report (JSON) to this file, creating missing folders");
   if (with_output)
     sub.add_option("--output", common.output_dir,
-                   "Write result arrays (.npy) and manifest.json, which lists them, into this folder");
+                   "Write result arrays (.npy) and manifest.json, which lists them, into this folder (created "
+                   "with any missing parent folders)");
   sub.add_flag("--quiet,-q", common.quiet, "No progress lines");
   add_host_options(sub, host);
 }

@@ -1,18 +1,15 @@
 #include "parity/run/checkpoint.hpp"
 
 #include <bit>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
+
+#include "parity/report/output_files.hpp"
+#include "parity/run/errors.hpp"
 
 namespace parity::run {
 namespace {
@@ -115,29 +112,6 @@ std::string first_line_difference(std::string const& saved, std::string const& m
   }
 }
 
-std::string folder_of(std::string const& path) {
-  auto const parent = std::filesystem::path(path).parent_path();
-  return parent.empty() ? std::string(".") : parent.string();
-}
-
-// Creates a uniquely named file beside `path`; returns its descriptor and fills `tmp`.
-int make_temporary(std::string const& path, std::string& tmp) {
-  std::string const folder = folder_of(path);
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec))
-    throw CheckpointError(fmt::format("checkpoint '{}': the folder '{}' does not exist", path, folder));
-  if (std::filesystem::is_directory(path, ec))
-    throw CheckpointError(fmt::format("checkpoint '{}' is a directory", path));
-  std::string templ = path + ".tmp-XXXXXX";
-  int const fd = ::mkstemp(templ.data());
-  if (fd < 0)
-    throw CheckpointError(
-        fmt::format("checkpoint '{}': cannot create a file in '{}': {}", path, folder, std::strerror(errno)));
-  ::fchmod(fd, 0644);  // mkstemp's 0600 would make checkpoints unreadable to others sharing the run
-  tmp = templ;
-  return fd;
-}
-
 }  // namespace
 
 void Checkpoint::set(std::string const& name, std::vector<double> values) {
@@ -167,27 +141,11 @@ void write_checkpoint(std::string const& path, Checkpoint const& c) {
   for (auto const& [name, v] : c.all_integers()) put_entry(bytes, kind_int64, name, v);
   put(bytes, fnv1a(bytes));
 
-  std::string tmp;
-  int const fd = make_temporary(path, tmp);
-  std::size_t done = 0;
-  bool ok = true;
-  while (ok && done < bytes.size()) {
-    ssize_t const n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += std::size_t(n);
-  }
-  int const saved_errno = errno;
-  ok = ok && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    throw CheckpointError(fmt::format("checkpoint '{}': writing failed: {}", path, std::strerror(saved_errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int const e = errno;
-    ::unlink(tmp.c_str());
-    throw CheckpointError(fmt::format("checkpoint '{}': cannot replace it: {}", path, std::strerror(e)));
+  // Synced before the rename: a crash right after it must not leave an empty checkpoint.
+  try {
+    report::write_file(path, bytes, true);
+  } catch (std::runtime_error const& e) {
+    throw CheckpointError(fmt::format("checkpoint: {}", e.what()));
   }
 }
 
@@ -246,10 +204,11 @@ Checkpoint read_checkpoint(std::string const& path, std::string const& fingerpri
 }
 
 void check_checkpoint_path(std::string const& path) {
-  std::string tmp;
-  int const fd = make_temporary(path, tmp);
-  ::close(fd);
-  ::unlink(tmp.c_str());
+  try {
+    report::check_output_file(path, "checkpoint");
+  } catch (InvalidInput const& e) {
+    throw CheckpointError(e.what());
+  }
 }
 
 }  // namespace parity::run

@@ -38,7 +38,7 @@ void write_array(std::string const& path, std::span<const T> data, std::vector<s
   bytes.append(reinterpret_cast<char const*>(&len), 2);
   bytes += header;
   bytes.append(reinterpret_cast<char const*>(data.data()), data.size_bytes());
-  write_file_atomic(path, bytes);
+  write_file(path, bytes);
 }
 
 }  // namespace

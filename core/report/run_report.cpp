@@ -83,6 +83,6 @@ nlohmann::json to_json(RunReport const& r) {
           {"results", r.results}};
 }
 
-void write_json(std::string const& path, nlohmann::json const& doc) { write_file_atomic(path, doc.dump(2) + "\n"); }
+void write_json(std::string const& path, nlohmann::json const& doc) { write_file(path, doc.dump(2) + "\n"); }
 
 }  // namespace parity::report

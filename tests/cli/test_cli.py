@@ -2,20 +2,34 @@
 non-zero exit on bad input (never a crash or a hang)."""
 import json
 import os
+import socket
+import stat
+import subprocess
 import sys
 from pathlib import Path
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
+from parity_cli import ENV, EXE, CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=120, env=None):
     return run(*args, timeout=timeout, env=env)
 
 
+def parity_in(folder, *args, timeout=120, stdout=subprocess.PIPE):
+    """Runs the executable in `folder`, so that relative names land there."""
+    return subprocess.run([os.path.abspath(EXE), *args], cwd=folder, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
+
+
 COMMANDS = ("info", "run", "dual-control", "krusell-smith", "aiyagari", "josephson", "kuramoto", "cubature", "probe")
+# Seconds on one thread: 64 oscillators, one step.
+QUICK = ["--threads", "1", "kuramoto", "-N", "64", "--steps", "1", "--sample-every", "1", "-q"]
+# Minutes of work: a check made after the solve instead of before it runs into the test's timeout.
+LONG = ["josephson", "--paths", "1048576", "--periods", "100000"]
 
 
 class Cli(CliTestCase):
@@ -132,8 +146,8 @@ class Cli(CliTestCase):
             self.assert_bad_input(parity(*long_run, "--output", a_file, timeout=30), "is a file")
             self.assert_bad_input(parity(*long_run, "--output", "/proc/x", timeout=30), "/proc")
             self.assert_bad_input(parity(*long_run, "--json", "/proc/x.json", timeout=30), "/proc")
-            self.assert_bad_input(parity(*long_run, "--json", os.path.join(d, "no", "x.json"), timeout=30),
-                                  "does not exist")
+            self.assert_bad_input(parity(*long_run, "--json", os.path.join(a_file, "no", "x.json"), timeout=30),
+                                  "is a file, not a folder")
             self.assert_bad_input(parity("run", "--all", "--json", d, timeout=30), "is a directory")
             self.assertEqual(sorted(os.listdir(d)), ["file"])
 
@@ -198,7 +212,69 @@ class Cli(CliTestCase):
         self.assert_bad_input(parity("--threads", "many", "info"), "--threads")
 
     def test_unwritable_json(self):
-        self.assert_bad_input(parity("info", "--json", "/nonexistent/dir/x.json"), "cannot write")
+        self.assert_bad_input(parity("info", "--json", "/proc/nonexistent/dir/x.json"), "cannot be created")
+
+    def test_json_through_a_symbolic_link_writes_its_target(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "store"))
+            Path(d, "store", "r.json").write_text("old")
+            os.symlink("store/r.json", os.path.join(d, "link.json"))
+            r = parity_in(d, *QUICK, "--json", "link.json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.islink(os.path.join(d, "link.json")))
+            self.assertEqual(json.loads(Path(d, "store", "r.json").read_text())["model"], "kuramoto")
+            self.assertEqual(sorted(os.listdir(d)), ["link.json", "store"])
+            self.assertEqual(os.listdir(os.path.join(d, "store")), ["r.json"])
+
+    def test_json_through_descriptors_devices_and_pipes(self):
+        with tempfile.TemporaryDirectory() as d:
+            # /dev/stdout into a file: the summary, then the report; /dev/stdout stays a link.
+            with open(os.path.join(d, "out.txt"), "w") as out:
+                r = parity_in(d, *QUICK, "--json", "/dev/stdout", stdout=out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            text = Path(d, "out.txt").read_text()
+            self.assertTrue(text.startswith("kuramoto: "), text[:200])
+            self.assertEqual(json.loads(text[text.index("{"):])["model"], "kuramoto")
+            self.assertTrue(os.path.islink("/dev/stdout"))
+            # /dev/null: written through; it stays the device.
+            r = parity_in(d, *QUICK, "--json", "/dev/null")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+            # A named pipe: written through while this test reads it.
+            fifo = os.path.join(d, "pipe")
+            os.mkfifo(fifo)
+            received = []
+            reader = threading.Thread(target=lambda: received.append(Path(fifo).read_text()))
+            reader.start()
+            try:
+                r = parity_in(d, *QUICK, "--json", fifo)
+            finally:
+                try:  # a reader still waiting for a writer gets an empty file instead of a hang
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass
+                reader.join(30)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(received[0])["model"], "kuramoto")
+            self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+            self.assertEqual(sorted(os.listdir(d)), ["out.txt", "pipe"])
+            # A socket is refused before any work.
+            with socket.socket(socket.AF_UNIX) as s:
+                s.bind(os.path.join(d, "sock"))
+                r = parity(*LONG, "--json", os.path.join(d, "sock"), timeout=30)
+                self.assert_bad_input(r, "--json")
+                self.assertIn("socket", r.stderr)
+
+    def test_missing_folders_are_created_for_every_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            report, arrays = os.path.join(d, "a", "b", "r.json"), os.path.join(d, "c", "d")
+            r = parity(*QUICK, "--json", report, "--output", arrays)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(Path(report).read_text())["model"], "kuramoto")
+            self.assertTrue(os.path.isfile(os.path.join(arrays, "manifest.json")))
+            r = parity("info", "--json", os.path.join(d, "e", "f", "info.json"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.isfile(os.path.join(d, "e", "f", "info.json")))
 
     def test_run_needs_selection(self):
         self.assert_bad_input(parity("run"), "--all")

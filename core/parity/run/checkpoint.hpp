@@ -1,9 +1,10 @@
 #pragma once
 // Checkpoints of long iterative solves: a small container of named arrays (double or int64) and
-// a fingerprint of the parameters that produced them. Written atomically (a unique temporary file
-// in the target's folder, then a rename), so an interrupted write leaves the previous checkpoint
-// intact; read back with errors that name the file and the problem (missing, truncated, corrupt,
-// another run's parameters). Host code, no Kokkos; compiled into parity::report.
+// a fingerprint of the parameters that produced them. Written through report::write_file: a regular
+// file atomically (a unique temporary beside the file a symbolic link points to, synced, then a
+// rename), so an interrupted write leaves the previous checkpoint intact; read back with errors that name the file and
+// the problem (missing, truncated, corrupt, another run's parameters). Host code, no Kokkos; compiled into
+// parity::report.
 //
 // File layout (little-endian): "PARITYCK", u32 version, u32 entry count, u64 fingerprint length
 // and bytes; per entry u8 kind (0 double, 1 int64), u64 name length, name, u64 value count,
@@ -55,8 +56,9 @@ class Checkpoint {
 };
 
 // Writes atomically: the file at `path` is either the previous one or the complete new one.
-// Never touches any other file (the temporary name is unique, made by mkstemp). Throws
-// CheckpointError when the folder is missing or not writable.
+// Never touches any other file (the temporary name is unique, made by mkstemp); a symbolic link
+// stays a link, a device or named pipe is written straight through, missing folders are created.
+// Throws CheckpointError when the file cannot be written.
 void write_checkpoint(std::string const& path, Checkpoint const& checkpoint);
 
 // Reads a checkpoint; throws CheckpointError for a missing, truncated or corrupt file.
@@ -65,9 +67,9 @@ Checkpoint read_checkpoint(std::string const& path);
 // the first differing line otherwise.
 Checkpoint read_checkpoint(std::string const& path, std::string const& fingerprint);
 
-// Checks that the folder of `path` exists and that a file can be created there (by creating and
-// removing a uniquely named one); throws CheckpointError saying why not. For option validation
-// before any work.
+// Checks that a checkpoint can be written at `path` (report::check_output_file: its folder takes a
+// new file or can be created); throws CheckpointError saying why not. For option validation before
+// any work.
 void check_checkpoint_path(std::string const& path);
 
 }  // namespace parity::run

@@ -125,15 +125,39 @@ TEST(Checkpoint, FailedWriteKeepsThePreviousFile) {
   auto const path = dir.file("run.ckpt");
   write_checkpoint(path, sample());
   auto const before = bytes_of(path);
-  expect_error<CheckpointError>([&] { write_checkpoint(dir.file("missing/run.ckpt"), sample()); },
-                                {"missing", "does not exist"});
   fs::create_directory(dir.file("adir"));
-  expect_error<CheckpointError>([&] { write_checkpoint(dir.file("adir"), sample()); }, {"adir", "is a directory"});
-  expect_error<CheckpointError>([&] { parity::run::check_checkpoint_path(dir.file("nope/x.ckpt")); },
-                                {"nope", "does not exist"});
+  expect_error<CheckpointError>([&] { write_checkpoint(dir.file("adir"), sample()); }, {"adir", "is a folder"});
+  write_bytes(dir.file("afile"), "the user's");
+  expect_error<CheckpointError>([&] { write_checkpoint(dir.file("afile/run.ckpt"), sample()); }, {"afile"});
+  expect_error<CheckpointError>([&] { parity::run::check_checkpoint_path(dir.file("afile/x.ckpt")); },
+                                {"afile", "is a file"});
   EXPECT_NO_THROW(parity::run::check_checkpoint_path(path));
   EXPECT_EQ(bytes_of(path), before);
-  EXPECT_EQ(dir.names(), (std::vector<std::string>{"adir", "run.ckpt"}));
+  EXPECT_EQ(bytes_of(dir.file("afile")), "the user's");
+  EXPECT_EQ(dir.names(), (std::vector<std::string>{"adir", "afile", "run.ckpt"}));
+}
+
+TEST(Checkpoint, MissingFoldersAreCreatedWhenWritten) {
+  TempDir dir;
+  auto const path = dir.file("new/deeper/run.ckpt");
+  EXPECT_NO_THROW(parity::run::check_checkpoint_path(path));
+  EXPECT_EQ(dir.names(), std::vector<std::string>{});  // the check creates nothing
+  write_checkpoint(path, sample());
+  EXPECT_EQ(read_checkpoint(path).integer("iteration"), 7);
+}
+
+TEST(Checkpoint, SymbolicLinkStaysALinkAndItsTargetIsWritten) {
+  TempDir dir;
+  fs::create_directory(dir.file("store"));
+  auto const target = dir.file("store/run.ckpt");
+  fs::create_symlink("store/run.ckpt", dir.file("run.ckpt"));
+  write_checkpoint(dir.file("run.ckpt"), sample());
+  Checkpoint c = sample();
+  c.set_scalar("iteration", std::int64_t(8));
+  write_checkpoint(dir.file("run.ckpt"), c);
+  EXPECT_TRUE(fs::is_symlink(dir.file("run.ckpt")));
+  EXPECT_EQ(read_checkpoint(target).integer("iteration"), 8);
+  EXPECT_EQ(dir.names(), (std::vector<std::string>{"run.ckpt", "store"}));
 }
 
 TEST(Checkpoint, MissingFileIsNamed) {

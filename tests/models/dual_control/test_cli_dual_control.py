@@ -256,6 +256,14 @@ class DualControlCli(CliTestCase):
                         + res["evaluation_sweeps_total"] * points * (gather + 8))
             self.assertEqual(work["bytes"], expected)
 
+    def test_checkpoint_into_missing_folders(self):
+        with tempfile.TemporaryDirectory() as d:
+            ck = os.path.join(d, "new", "deeper", "dc.ckpt")
+            r = parity("--policy", "inert", "--grid", "9,3,3", "--checkpoint", ck, "--checkpoint-every", "0", "--quiet")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(Path(ck).read_bytes()[:8], b"PARITYCK")
+            self.assertEqual(os.listdir(os.path.dirname(ck)), ["dc.ckpt"])
+
     def test_not_converged_exit_3(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")

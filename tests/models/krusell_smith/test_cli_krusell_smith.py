@@ -162,7 +162,7 @@ class KrusellSmithCli(CliTestCase):
             self.assertIsNone(b["stopped"])
             self.assert_bad_input(parity(*SMALL, "--resume", ck, "--beta", "0.98"), "beta=0.98")
             self.assert_bad_input(parity(*SMALL, "--resume", os.path.join(d, "none.ckpt")), "does not exist")
-            self.assert_bad_input(parity(*SMALL, "--checkpoint", os.path.join(d, "no", "x.ckpt")), "--checkpoint")
+            self.assert_bad_input(parity(*SMALL, "--checkpoint", os.path.join(ck, "x.ckpt")), "--checkpoint")
             self.assert_bad_input(parity(*SMALL, "--checkpoint-every", "-1"), "--checkpoint-every")
 
     def test_capped_first_policy_is_not_converged(self):

@@ -39,7 +39,8 @@ void gather_rank_times(RunReport& report);
 nlohmann::json to_json(run::BackendInfo const& info);
 nlohmann::json to_json(RunReport const& report);
 
-// Writes JSON to path (atomically: a temporary file renamed into place). Throws on I/O failure.
+// Writes JSON to path through write_file (output_files.hpp: a regular file atomically, "-" to
+// standard output, links followed). Throws on I/O failure.
 void write_json(std::string const& path, nlohmann::json const& doc);
 
 }  // namespace parity::report
