@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,8 @@ constexpr int exit_ok = 0, exit_error = 1, exit_bad_input = 2, exit_not_converge
 
 constexpr char const* exit_codes_help =
     "Exit status: 0 success; 2 bad input (nothing was run); 3 the run ended with status not_converged, "
-    "budget_exhausted or non_finite (the report is still written); 1 any other failure.\n"
+    "budget_exhausted or non_finite (the report is still written); 1 any other failure, "
+    "including a command this build lacks.\n"
     "Statuses (JSON \"status\"): converged (met its tolerance), ok (finished; nothing iterates to a tolerance), "
     "not_converged (stopped at an iteration cap), budget_exhausted (stopped by an evaluation or memory budget), "
     "non_finite (a result is NaN or infinite).";
@@ -403,11 +405,14 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
                                          near.empty() ? "" : fmt::format("; did you mean '{}'?", near), model_names));
         }
       }
-      // A model named with --model must split its work across the ranks; --all on several ranks
-      // runs the models that do and names the others as skipped.
+      // A model named with --model must be built and split its work across the ranks; --all runs
+      // the models that are and do, and names the others as skipped.
       for (auto& [sub, command] : model_subcommands)
-        if (std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end())
+        if (std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end()) {
+          if (auto const why = command->unavailable(); !why.empty())
+            throw std::runtime_error(fmt::format("run --model {}: {}", command->name(), why));
           require_distributed(*command);
+        }
       bool const several_ranks = run::ranks::size() > 1;
       Size const size = size_text == "large" ? Size::large : (size_text == "medium" ? Size::medium : Size::small);
       auto progress = make_progress(run_options.quiet);
@@ -415,14 +420,21 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const b = runtime.describe();
       std::fprintf(stdout, "parity-%s on %s, %s precision, size %s\n", b.backend.c_str(), b.device_name.c_str(),
                    run_options.precision.c_str(), size_text.c_str());
-      nlohmann::json all = nlohmann::json::array();
+      nlohmann::json all = nlohmann::json::array(), skipped = nlohmann::json::array();
       bool all_succeeded = true;
       int ran = 0;
+      auto skip = [&](Command const& command, std::string const& why) {
+        std::fprintf(stdout, "  %-14s skipped: %s\n", command.name().c_str(), why.c_str());
+        skipped.push_back({{"model", command.name()}, {"reason", why}});
+      };
       for (auto& [sub, command] : model_subcommands) {
         if (!run_all && std::find(run_models.begin(), run_models.end(), command->name()) == run_models.end()) continue;
+        if (auto const why = command->unavailable(); !why.empty()) {  // no folder, no manifest, no report
+          skip(*command, why);
+          continue;
+        }
         if (several_ranks && !command->distributed()) {
-          std::fprintf(stdout, "  %-14s skipped: runs on one rank only (started on %d ranks)\n",
-                       command->name().c_str(), run::ranks::size());
+          skip(*command, fmt::format("runs on one rank only (started on {} ranks)", run::ranks::size()));
           continue;
         }
         std::optional<report::OutputFolder> folder;
@@ -447,7 +459,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         ++ran;
       }
       if (ran == 0) std::fprintf(stdout, "  (no models in this build)\n");
-      if (!run_options.json_path.empty()) report::write_json(run_options.json_path, {{"runs", all}});
+      if (!run_options.json_path.empty())
+        report::write_json(run_options.json_path, {{"runs", all}, {"skipped", skipped}});
       if (!all_succeeded) leave_together();
       return all_succeeded ? exit_ok : exit_not_converged;
     }

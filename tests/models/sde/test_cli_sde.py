@@ -265,8 +265,19 @@ class NetworkKuramotoCli(CliTestCase):
 
     @unittest.skipIf(HAVE_KOKKOS_KERNELS, "this build has Kokkos Kernels")
     def test_without_kokkos_kernels(self):
-        # A good run asks for what is missing (exit 2); `run --all` goes on without the model.
-        self.assert_bad_input(parity("network-kuramoto", "-N", "64", "--steps", "10"), "needs Kokkos Kernels")
+        # A good run, alone or through `run --model`, is a limitation of the build: exit 1 and what
+        # is missing, no folder, no report. (`run --all` skips it: tests/run/test_ranks.py.)
+        with tempfile.TemporaryDirectory() as d:
+            for args in (["network-kuramoto", "-N", "64", "--steps", "10"], ["run", "--model", "network-kuramoto"]):
+                with self.subTest(command=args[0]):
+                    r = parity(*args, "--output", os.path.join(d, "out"), "--json", os.path.join(d, "r.json"))
+                    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                    self.assertIn("network-kuramoto", r.stderr)
+                    self.assertIn("needs Kokkos Kernels", r.stderr)
+                    self.assertEqual(r.stderr.count("error:"), 1, r.stderr)
+                    self.assertEqual(os.listdir(d), [])
+        # Bad options are still bad input, named first.
+        self.assert_bad_input(parity("network-kuramoto", "--steps", "-1"), "--steps")
 
     @unittest.skipUnless(HAVE_KOKKOS_KERNELS, "this build has no Kokkos Kernels")
     def test_network_report_and_files(self):

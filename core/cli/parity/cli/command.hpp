@@ -24,14 +24,10 @@ inline constexpr char const* converged = "converged";  // met its tolerance
 inline constexpr char const* not_converged = "not_converged";  // stopped at an iteration cap
 inline constexpr char const* budget_exhausted = "budget_exhausted";  // stopped by an evaluation or memory budget
 inline constexpr char const* non_finite = "non_finite";  // a result is NaN or infinite
-// Not run: the build lacks an optional dependency of the model (`run --all` goes on without it).
-inline constexpr char const* unavailable = "unavailable";
 }  // namespace status
 
 // Whether a status is a success (exit 0); every other status exits with 3.
-inline bool succeeded(std::string const& s) {
-  return s == status::ok || s == status::converged || s == status::unavailable;
-}
+inline bool succeeded(std::string const& s) { return s == status::ok || s == status::converged; }
 
 // What the machine offers the run, known once the Kokkos session has started.
 struct Resources {
@@ -78,6 +74,10 @@ class Command {
   // Whether the command splits its work across MPI ranks (parity/run/ranks.hpp). One that does not
   // is refused when started on several ranks, rather than repeating the same work on each.
   virtual bool distributed() const { return false; }
+  // Why this build cannot run the command (it was built without an optional dependency), or empty
+  // when it can. A build limitation, not bad input: the command and `run --model` exit 1 with this
+  // message; `run --all` names the command as skipped and goes on.
+  virtual std::string unavailable() const { return {}; }
 };
 
 }  // namespace parity::cli
