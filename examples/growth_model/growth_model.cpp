@@ -47,9 +47,10 @@ int main(int argc, char* argv[]) {
       double const exact = alpha * beta * chain.values[z] * std::pow(grid[i], alpha);
       worst = std::max(worst, std::abs(r.policy_value[z * n + i] - exact));
     }
-  std::printf("growth model: %d Bellman sweeps, residual %.2e, policy within %.3g of the closed form "
-              "(grid step %.3g)\n",
-              r.iterations, r.residual, worst, h);
+  std::printf(
+      "growth model: %d Bellman sweeps, residual %.2e, policy within %.3g of the closed form "
+      "(grid step %.3g)\n",
+      r.iterations, r.residual, worst, h);
   bool const ok = r.status == parity::dp::Status::converged && worst <= h;
   if (!ok) std::printf("FAILED: the policy is more than one grid step from k' = alpha beta z k^alpha\n");
   return ok ? 0 : 1;
