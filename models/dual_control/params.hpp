@@ -86,10 +86,12 @@ struct Params {
   std::uint64_t seed = 20120101;
   State initial_state = {2.0, 1.0, 1.0};
   // Run options, not part of the model: where to write the iteration state (empty: nowhere), how
-  // often (seconds of solve time between writes), and a checkpoint to resume from (empty: none).
+  // often (seconds of solve time between writes), a checkpoint to resume from (empty: none), and
+  // the seconds of solve time after which the solve stops at the end of a sweep (0: no limit).
   std::string checkpoint;
   double checkpoint_every = 30.0;
   std::string resume;
+  double time_limit = 0.0;
 
   double tolerance() const { return tol >= 0 ? tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
   int evaluation_sweeps_effective() const {
@@ -107,7 +109,6 @@ inline void validate(Params const& p) {
   require(finite(p.omega) && p.omega >= 0, "--omega (weight on the control) must be >= 0");
   require(finite(p.sigma_eps) && p.sigma_eps > 0, "--sigma-eps must be > 0");
   require(p.nx >= 2 && p.nmu >= 2 && p.nsigma >= 2, "--grid needs at least 2 nodes on each axis");
-  require(double(p.nx) * p.nmu * p.nsigma <= 2.2e9, "--grid has too many points");
   require(finite(p.x_lo) && finite(p.x_hi) && p.x_lo < p.x_hi, "--x-range needs finite lower < upper");
   require(finite(p.mu_lo) && finite(p.mu_hi) && p.mu_lo < p.mu_hi, "--mu-range needs finite lower < upper");
   require(finite(p.sigma_lo) && finite(p.sigma_hi) && p.sigma_lo >= 0 && p.sigma_lo < p.sigma_hi,
@@ -134,6 +135,7 @@ inline void validate(Params const& p) {
   require(finite(p.brent_tol) && p.brent_tol > 0 && p.brent_tol < 1, "--brent-tol must lie in (0, 1)");
   require(std::isfinite(p.checkpoint_every) && p.checkpoint_every >= 0,
           "--checkpoint-every must be a number of seconds >= 0");
+  require(std::isfinite(p.time_limit) && p.time_limit >= 0, "--time-limit must be a number of seconds >= 0 (0: none)");
   require(p.simulate_paths >= 0, "--simulate-paths must be >= 0");
   require(p.horizon >= 1 && p.horizon <= 100000, "--horizon must lie in [1, 100000]");
   auto const& s = p.initial_state;
