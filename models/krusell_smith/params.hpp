@@ -66,6 +66,7 @@ struct Checkpointing {
   std::string path;  // written after outer iterations ("": none)
   double every_seconds = 60;  // at most this long between two writes (0: after every outer iteration)
   std::string resume;  // a checkpoint to continue from ("": a fresh solve)
+  double time_limit = 0;  // seconds of solve time after which it stops at the end of an outer iteration (0: none)
 };
 
 struct Params {
@@ -177,6 +178,8 @@ inline void validate(Params const& p) {
   require(p.max_iter >= 1, "--max-iter must be >= 1");
   require(std::isfinite(p.checkpoint.every_seconds) && p.checkpoint.every_seconds >= 0,
           "--checkpoint-every must be a number of seconds >= 0");
+  require(std::isfinite(p.checkpoint.time_limit) && p.checkpoint.time_limit >= 0,
+          "--time-limit must be a number of seconds >= 0 (0: none)");
   Start const& st = p.start;
   if (!st.policy.empty()) {
     require(
