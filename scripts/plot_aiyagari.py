@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Plots of an aiyagari run, one PNG:
+"""Plots of an aiyagari run, one figure:
 
   scripts/plot OUTPUT_DIR                               OUTPUT_DIR/aiyagari.png
-  python3 scripts/plot_aiyagari.py OUTPUT_DIR [-o PNG]
+  python3 scripts/plot_aiyagari.py OUTPUT_DIR [-o FILE.EXT]
 
 Reads the arrays written by `parity-<backend> aiyagari --output OUTPUT_DIR`: saving a' - a against
 assets a for the lowest, middle and highest labour state (where the borrowing limit binds, a' = a_min),
@@ -71,13 +71,16 @@ def plot(out, png):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="the --output folder of an aiyagari run")
-    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/aiyagari.png)")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix: png, pdf, svg, jpg, ... "
+                         "(default: FOLDER/aiyagari.png)")
     args = ap.parse_args()
     pc.require_packages(__file__)
+    pc.check_figure_file(args.out)
     outs = pc.find_outputs(args.folder, "aiyagari")
     if len(outs) != 1:
         raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
-    png, shown = pc.png_target(args.out, outs[0], "aiyagari.png")
+    png, shown = pc.figure_target(args.out, outs[0], "aiyagari")
     note = plot(outs[0], png)
     print(f"{shown}: {note}")
 

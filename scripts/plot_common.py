@@ -17,6 +17,10 @@ import warnings
 
 SCHEMA = "parity.output/1"
 MODELS = ("dual_control", "krusell_smith", "aiyagari", "josephson", "kuramoto", "cubature")
+# Parity's models that no script plots: scripts/plot names their folders as skipped and goes on.
+NOT_PLOTTED = {
+    "network_kuramoto": "no plot is drawn for network_kuramoto output (read its .npy arrays with numpy.load)",
+}
 EXIT_BAD_INPUT = 2
 
 # The array that marks each model's folder when there is no manifest (older runs).
@@ -153,7 +157,7 @@ def read_manifest(name, path):
         found = m.get("schema") if isinstance(m, dict) else type(m).__name__
         raise PlotError(f"{name}/manifest.json has schema {found!r}; this script reads {SCHEMA!r}")
     model = m.get("model")
-    if model not in MODELS:
+    if model not in MODELS and model not in NOT_PLOTTED:
         raise PlotError(f"{name}/manifest.json names model {model!r}; known models: {', '.join(MODELS)}")
     arrays = m.get("arrays")
     if not isinstance(arrays, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in arrays.items()):
@@ -187,20 +191,36 @@ def guess_output(name, path, model=None):
     return Output(name, path, model, {f[:-4]: f for f in files}, report, False)
 
 
-def find_outputs(name, model=None):
-    """The outputs in a folder: the folder itself if it has a manifest (or, without one, arrays),
-    otherwise each subfolder with a manifest (`run --model a --model b --output D`)."""
+def scan_outputs(name, model=None):
+    """The outputs in a folder and the problems found, each subfolder on its own: the folder
+    itself if it has a manifest (or, without one, arrays), otherwise each subfolder with a manifest
+    (`run --all --output D`). Returns (outputs, [(subfolder, message)]); raises PlotError when the
+    folder itself is missing or unreadable."""
     path = name
     if not os.path.exists(path):
         raise PlotError(f"{name}: no such folder")
     if not os.path.isdir(path):
         raise PlotError(f"{name} is not a folder (give the --output folder of a run)")
     if os.path.isfile(os.path.join(path, "manifest.json")):
-        return [read_manifest(name, path)]
+        return [read_manifest(name, path)], []
     subs = sorted(d for d in os.listdir(path) if os.path.isfile(os.path.join(path, d, "manifest.json")))
-    if subs:
-        return [read_manifest(os.path.join(name, d), os.path.join(path, d)) for d in subs]
-    return [guess_output(name, path, model)]
+    if not subs:
+        return [guess_output(name, path, model)], []
+    outputs, problems = [], []
+    for d in subs:
+        try:
+            outputs.append(read_manifest(os.path.join(name, d), os.path.join(path, d)))
+        except PlotError as e:
+            problems.append((os.path.join(name, d), str(e)))
+    return outputs, problems
+
+
+def find_outputs(name, model=None):
+    """The outputs in a folder, as scan_outputs finds them; the first problem is an error."""
+    outputs, problems = scan_outputs(name, model)
+    if problems:
+        raise PlotError(problems[0][1])
+    return outputs
 
 
 def expect_model(out, model):
@@ -214,23 +234,43 @@ def expect_shape(out, name, array, shape):
                         f"{tuple(shape)} from the other arrays (files from different runs?)")
 
 
-def png_target(arg, out, default):
-    """Where to write: -o FILE.png, -o FOLDER (made if needed) or, without -o, the output folder.
-    Returns the path to write and the path to show."""
+def image_formats():
+    """The file suffixes matplotlib writes (png, pdf, svg, jpg, ...), without the dot."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    return sorted(FigureCanvasAgg.get_supported_filetypes())
+
+
+def check_figure_file(arg):
+    """Refuses an -o that does not name a file matplotlib can write (before anything is plotted):
+    a folder, a name without a suffix, an unknown suffix, a folder that does not exist."""
     if arg is None:
-        return os.path.join(out.path, default), os.path.join(out.name, default)
-    path = arg
-    if arg.endswith(".png"):
-        parent = os.path.dirname(path) or "."
-        if not os.path.isdir(parent):
-            raise PlotError(f"-o {arg}: the folder {os.path.dirname(arg)} does not exist")
-        if os.path.isdir(path):
-            raise PlotError(f"-o {arg} is a folder")
-        return path, arg
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise PlotError(f"-o {arg}: not a folder, and not a .png file name")
-    os.makedirs(path, exist_ok=True)
-    return os.path.join(path, default), os.path.join(arg, default)
+        return
+    formats = image_formats()
+    known = ", ".join(formats)
+    if os.path.isdir(arg):
+        raise PlotError(f"-o {arg} is a folder: -o names the file to write, e.g. {os.path.join(arg, 'plot.png')}")
+    suffix = os.path.splitext(arg)[1][1:]
+    if not suffix:
+        raise PlotError(f"-o {arg}: the file needs a suffix that names its format ({known})")
+    if suffix.lower() not in formats:
+        raise PlotError(f"-o {arg}: unknown image format '.{suffix}' (matplotlib writes {known})")
+    parent = os.path.dirname(arg)
+    if parent and not os.path.isdir(parent):
+        raise PlotError(f"-o {arg}: the folder {parent} does not exist")
+
+
+def figure_target(arg, out, name, tag=None):
+    """Where to write a figure: without -o, NAME.png in the output folder; with -o FILE.EXT, that
+    file, or FILE-TAG.EXT when one -o serves several outputs (tag: the model, or the folder and the
+    model). Returns the path to write and the path to show."""
+    if arg is None:
+        return os.path.join(out.path, name + ".png"), os.path.join(out.name, name + ".png")
+    if tag is None:
+        return arg, arg
+    stem, ext = os.path.splitext(arg)
+    path = f"{stem}-{tag}{ext}"
+    return path, path
 
 
 def run_main(main):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Plots of a cubature run (the phase-1 history that `cubature --output DIR` writes), one PNG:
+"""Plots of a cubature run (the phase-1 history that `cubature --output DIR` writes), one figure:
 
   scripts/plot DIR                                DIR/cubature.png
-  python3 scripts/plot_cubature.py DIR [-o OUT.png]
+  python3 scripts/plot_cubature.py DIR [-o FILE.EXT]
 
 For each case (several with `--sweep` or `run`: arrays prefixed CASE_), the error estimate and
 the number of unfinished regions after each phase-1 iteration, against the evaluations so far.
@@ -51,13 +51,16 @@ def plot(out, png):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="the --output folder of a cubature run")
-    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/cubature.png)")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix: png, pdf, svg, jpg, ... "
+                         "(default: FOLDER/cubature.png)")
     args = ap.parse_args()
     pc.require_packages(__file__)
+    pc.check_figure_file(args.out)
     outs = pc.find_outputs(args.folder, "cubature")
     if len(outs) != 1:
         raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
-    png, shown = pc.png_target(args.out, outs[0], "cubature.png")
+    png, shown = pc.figure_target(args.out, outs[0], "cubature")
     print(f"{shown}: {plot(outs[0], png)}")
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Plots of a dual-control run (the arrays that `dual-control --output DIR` writes), one PNG:
+"""Plots of a dual-control run (the arrays that `dual-control --output DIR` writes), one figure:
 
     parity-<backend> dual-control --policy optimal --grid 32,32,16 --output out/dc
     scripts/plot out/dc                                   # out/dc/dual_control.png
-    python3 scripts/plot_dual_control.py out/dc [-o FILE.png] [--mu 0 0.5 1 2] [--sigma 0.5 2]
+    python3 scripts/plot_dual_control.py out/dc [-o FILE.EXT] [--mu 0 0.5 1 2] [--sigma 0.5 2]
 
 optimal: the policy u*(x) (solid) beside the cautionary myopic rule (dashed) for a few beliefs
 (mu, Sigma), and the value of experimentation V_myopic - V_optimal over (x, mu) at a few Sigma.
@@ -150,15 +150,18 @@ def plot(out, png, mus=(0.0, 0.5, 1.0, 2.0), sigmas=(0.5, 2.0)):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="the --output folder of a dual-control run")
-    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/dual_control.png)")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix: png, pdf, svg, jpg, ... "
+                         "(default: FOLDER/dual_control.png)")
     ap.add_argument("--mu", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0], help="beliefs mu to plot")
     ap.add_argument("--sigma", type=float, nargs="+", default=[0.5, 2.0], help="belief variances Sigma to plot")
     args = ap.parse_args()
     pc.require_packages(__file__)
+    pc.check_figure_file(args.out)
     outs = pc.find_outputs(args.folder, "dual_control")
     if len(outs) != 1:
         raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
-    png, shown = pc.png_target(args.out, outs[0], "dual_control.png")
+    png, shown = pc.figure_target(args.out, outs[0], "dual_control")
     note = plot(outs[0], png, args.mu, args.sigma)
     print(f"{shown}: {note}")
 

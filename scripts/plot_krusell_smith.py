@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Plots of a krusell-smith run, one PNG:
+"""Plots of a krusell-smith run, one figure:
 
   scripts/plot OUTPUT_DIR                                  OUTPUT_DIR/krusell_smith.png
-  python3 scripts/plot_krusell_smith.py OUTPUT_DIR [-o PNG]  (or OUTPUT_DIR PNG)
+  python3 scripts/plot_krusell_smith.py OUTPUT_DIR [-o FILE.EXT]  (or OUTPUT_DIR FILE.EXT)
 
 Reads the arrays written by `parity-<backend> krusell-smith --output OUTPUT_DIR`: k' - k against k
 for both employment states at K ~ 39 (good and bad times), the wealth distribution of the final
@@ -92,13 +92,16 @@ def main():
         argv = [argv[0], "-o", argv[1]]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="the --output folder of a krusell-smith run")
-    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/krusell_smith.png)")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix: png, pdf, svg, jpg, ... "
+                         "(default: FOLDER/krusell_smith.png)")
     args = ap.parse_args(argv)
     pc.require_packages(__file__)
+    pc.check_figure_file(args.out)
     outs = pc.find_outputs(args.folder, "krusell_smith")
     if len(outs) != 1:
         raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
-    png, shown = pc.png_target(args.out, outs[0], "krusell_smith.png")
+    png, shown = pc.figure_target(args.out, outs[0], "krusell_smith")
     note = plot(outs[0], png)
     print(f"{shown}: {note}")
 

@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """Plots of Parity output folders, each by the plot its manifest names (run it as scripts/plot):
 
-  scripts/plot OUTPUT_DIR... [-o FILE.png | -o FOLDER]
+  scripts/plot OUTPUT_DIR... [-o FILE.EXT]
 
-A folder of per-model subfolders (`run --model a --model b --output D`) gives one PNG per model.
-Without -o each PNG goes into its output folder as MODEL.png; -o FILE.png takes one output, -o
-FOLDER any number. Exit status 2, with a message, for a missing folder or files that do not match
-their manifest; the other outputs are still plotted.
+Without -o each figure goes into its output folder as MODEL.png. -o names the file to write; its
+suffix names the format: png, pdf, svg, jpg and whatever else this matplotlib writes (an unknown
+suffix, or none, is refused). When the folders hold several outputs (a folder of per-model
+subfolders from `run --all --output D`, or several folders), -o FILE.EXT writes one file per
+output, the model added to the stem: FILE-dual_control.EXT, FILE-kuramoto.EXT, ... (and the
+folder's name before the model where one model has several outputs).
+
+Every output that can be drawn is drawn. The others are named as skipped, with the reason: a
+model that no script plots (network_kuramoto), or files that do not match their manifest. Exit
+status 2, with a message, when a folder is missing, a manifest or its files are broken, -o is
+refused, or nothing could be drawn; 0 otherwise.
 """
 import argparse
 import collections
@@ -43,33 +50,53 @@ def main():
     ap = argparse.ArgumentParser(prog="scripts/plot", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+", metavar="OUTPUT_DIR", help="the --output folder of a run")
-    ap.add_argument("-o", "--out", help="the PNG to write (one output), or a folder for the PNGs")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix (png, pdf, svg, jpg, ...); with several "
+                         "outputs one file each, FILE-MODEL.EXT")
     args = ap.parse_args()
     pc.require_packages(__file__)
-    outputs, failed = [], 0
+    pc.check_figure_file(args.out)
+    outputs, skipped, failed = [], [], 0
     for folder in args.folders:
         try:
-            outputs += pc.find_outputs(folder)
+            found, problems = pc.scan_outputs(folder)
         except pc.PlotError as e:
             pc.error(str(e))
+            skipped.append((folder, "see the error above"))
             failed += 1
-    if args.out is not None and args.out.endswith(".png") and len(outputs) > 1:
-        raise pc.PlotError(f"-o {args.out} names one PNG but there are {len(outputs)} outputs "
-                           f"({', '.join(o.name for o in outputs)}): give -o a folder")
-    models = collections.Counter(o.model for o in outputs)
-    for out in outputs:
-        # One folder for several outputs of one model: name each PNG after its folder too.
-        default = out.model + ".png"
-        if args.out is not None and models[out.model] > 1:
-            default = f"{os.path.basename(os.path.normpath(out.path))}-{out.model}.png"
+            continue
+        outputs += found
+        for name, message in problems:
+            pc.error(message)
+            skipped.append((name, "see the error above"))
+            failed += 1
+    plotted = [o for o in outputs if o.model not in pc.NOT_PLOTTED]
+    for o in outputs:
+        if o.model in pc.NOT_PLOTTED:
+            skipped.append((o.name, pc.NOT_PLOTTED[o.model]))
+    models = collections.Counter(o.model for o in plotted)
+    several = len(plotted) > 1
+    drawn = 0
+    for out in plotted:
+        # One -o for several outputs: the model, and the folder where one model has several, in each name.
+        tag = None
+        if several:
+            tag = out.model if models[out.model] == 1 else f"{os.path.basename(os.path.normpath(out.path))}-{out.model}"
         try:
-            png, shown = pc.png_target(args.out, out, default)
-            note = plotter(out.model)(out, png)
+            target, shown = pc.figure_target(args.out, out, out.model, tag)
+            note = plotter(out.model)(out, target)
             print(f"{shown}: {note}")
+            drawn += 1
         except pc.PlotError as e:
             pc.error(str(e))
+            skipped.append((out.name, "see the error above"))
             failed += 1
-    if failed:
+    if skipped:
+        print(f"{pc.program()}: drew {drawn} of {drawn + len(skipped)} outputs; skipped "
+              + "; ".join(f"{name} ({why})" for name, why in skipped), file=sys.stderr)
+    if drawn == 0 and not failed:
+        pc.error("nothing to draw: " + "; ".join(f"{name}: {why}" for name, why in skipped))
+    if failed or drawn == 0:
         sys.exit(pc.EXIT_BAD_INPUT)
 
 

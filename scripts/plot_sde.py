@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Plots of the SDE-ensemble outputs (the arrays that `josephson --output DIR` and
-`kuramoto --output DIR` write), one PNG:
+`kuramoto --output DIR` write), one figure:
 
   scripts/plot DIR                              DIR/josephson.png or DIR/kuramoto.png
-  python3 scripts/plot_sde.py DIR [-o OUT.png]
+  python3 scripts/plot_sde.py DIR [-o FILE.EXT]
   python3 scripts/plot_sde.py josephson|kuramoto DIR [OUT.png]     (the older form)
 
 josephson: <<v>> against the swept parameter with its statistical error (a map for a 2-D sweep;
@@ -206,9 +206,12 @@ def main():
             argv = [argv[0], "-o", argv[1]]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", help="the --output folder of a josephson or kuramoto run")
-    ap.add_argument("-o", "--out", help="the PNG to write, or a folder for it (default: FOLDER/MODEL.png)")
+    ap.add_argument("-o", "--out", metavar="FILE.EXT",
+                    help="the figure to write, its format from the suffix: png, pdf, svg, jpg, ... "
+                         "(default: FOLDER/MODEL.png)")
     args = ap.parse_args(argv)
     pc.require_packages(__file__)
+    pc.check_figure_file(args.out)
     outs = pc.find_outputs(args.folder, model)
     if len(outs) != 1:
         raise pc.PlotError(f"{args.folder} holds {len(outs)} outputs: use scripts/plot {args.folder}")
@@ -218,7 +221,7 @@ def main():
     if out.model not in PLOTS:
         raise pc.PlotError(f"{out.name} holds {out.model} output, not josephson or kuramoto: "
                            f"use scripts/plot {out.name}")
-    png, shown = pc.png_target(args.out, out, out.model + ".png")
+    png, shown = pc.figure_target(args.out, out, out.model)
     note = PLOTS[out.model](out, png)
     print(f"{shown}: {note}")
 

@@ -29,4 +29,12 @@ Result run(Params const& params, Precision precision, run::Progress& progress, r
   });
 }
 
+Calibration calibrate(Params const& params, Precision precision) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    using Real = decltype(real);
+    return calibrate<backend::ExecutionSpace, Real>(space, params);
+  });
+}
+
 }  // namespace parity::dual_control

@@ -30,10 +30,11 @@ constexpr int exit_ok = 0, exit_error = 1, exit_bad_input = 2, exit_not_converge
 
 constexpr char const* exit_codes_help =
     "Exit status: 0 success; 2 bad input (nothing was run); 3 the run ended with status not_converged, "
-    "budget_exhausted or non_finite (the report is still written); 1 any other failure, "
+    "budget_exhausted, time_limit or non_finite (the report is still written); 1 any other failure, "
     "including a command this build lacks.\n"
     "Statuses (JSON \"status\"): converged (met its tolerance), ok (finished; nothing iterates to a tolerance), "
     "not_converged (stopped at an iteration cap), budget_exhausted (stopped by an evaluation or memory budget), "
+    "time_limit (stopped by --time-limit; --checkpoint FILE lets --resume FILE continue it), "
     "non_finite (a result is NaN or infinite).";
 
 struct CommonOptions {
@@ -252,6 +253,15 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
+std::string format_duration(double seconds) {
+  if (!(seconds < 1e300)) return "an unknown time";
+  if (seconds < 1) return fmt::format("{:.2g} s", seconds);
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  if (seconds < 2 * 86400) return fmt::format("{:.1f} h", seconds / 3600);
+  return fmt::format("{:.3g} days", seconds / 86400);
+}
+
 void require_memory(Context const& context, double device_bytes, double host_bytes, std::string const& what) {
   auto const& r = context.resources;
   if (r.device_memory_bytes > 0) {
@@ -271,6 +281,7 @@ void require_memory(Context const& context, double device_bytes, double host_byt
 }
 
 void warn(std::string const& text) {
+  if (!run::ranks::root()) return;  // every rank has the same: rank 0 says it once
   std::fprintf(stderr, "warning: %s\n", text.c_str());
   std::fflush(stderr);
 }
@@ -489,7 +500,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
         std::string const why = r.status == status::non_finite ? "a result is not finite (NaN or infinite)"
                                 : r.status == status::budget_exhausted
                                     ? "the budget ran out before the tolerance was met"
-                                    : "did not converge";
+                                : r.status == status::time_limit ? "stopped by --time-limit before it finished"
+                                                                 : "did not converge";
         if (run::ranks::root())  // the status is the same on every rank: said once
           std::fprintf(stderr, "%s: %s (status %s)\n", command->name().c_str(), why.c_str(), r.status.c_str());
         leave_together();

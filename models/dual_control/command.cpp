@@ -17,9 +17,13 @@
 #include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/ranks.hpp"
 
 namespace parity::dual_control {
 namespace {
+
+// A solve estimated to take longer than this is warned about (unless --time-limit ends it sooner).
+constexpr double long_run_seconds = 600;
 
 State parse_state(std::string const& text, std::string const& option) {
   auto const v = cli::parse_numbers(text, option, 3, "X,MU,SIGMA");
@@ -139,13 +143,18 @@ class Command final : public cli::Command {
     sub.add_option("--resume", p_.resume,
                    "Continue from a checkpoint written with the same parameters (--max-iter may differ); the result "
                    "is the one the uninterrupted solve gives");
+    sub.add_option("--time-limit", p_.time_limit,
+                   "Seconds the solve may run (0: no limit): it stops at the end of the sweep that passes them, "
+                   "with status time_limit (exit 3), the report and arrays of where it stopped, and the checkpoint "
+                   "if --checkpoint is given, for --resume")
+        ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override {
     Params p = p_;
     p.policy = parse_policy(policy_);
     p.algorithm = parse_algorithm(algorithm_);
-    int const most = std::numeric_limits<int>::max();  // validate() bounds the product
+    int const most = std::numeric_limits<int>::max();  // the memory check bounds the product
     auto const g = cli::parse_counts(grid_, "--grid", {{"NX", 2, most}, {"NMU", 2, most}, {"NSIGMA", 2, most}});
     p.nx = int(g[0]), p.nmu = int(g[1]), p.nsigma = int(g[2]);
     auto const xr = cli::parse_numbers(x_range_, "--x-range", 2, "LO,HI");
@@ -191,7 +200,9 @@ class Command final : public cli::Command {
           ref["V"].get<double>(), ref["u"].get<double>());
     }
     if (auto const& stopped = res["stopped"]; !stopped.is_null())
-      s += fmt::format(" (stopped by --max-iter in the {})", stopped["stage"].get<std::string>());
+      s +=
+          fmt::format(" (stopped by {} in the {})", r.status == cli::status::time_limit ? "--time-limit" : "--max-iter",
+                      stopped["stage"].get<std::string>());
     return s;
   }
 
@@ -233,6 +244,7 @@ class Command final : public cli::Command {
       }
     }
     require_resources(context, p);
+    Estimate const estimated = estimate_time(context, p);
     report::RunReport r;
     r.model = name();
     r.precision = context.precision;
@@ -268,12 +280,14 @@ class Command final : public cli::Command {
     r.parameters["horizon"] = used(simulated, p.horizon);
     r.parameters["seed"] = used(simulated, p.seed);
     r.parameters["initial_state"] = used(simulated, state_json(p.initial_state));
+    r.parameters["time_limit"] = p.time_limit;
     Result const res = run(p, context.precision, context.progress, r.phases);
     r.timing_note =
         "each phase: wall time between two fences of the execution space; policy_evaluation is the "
         "inert/myopic solve (also the start of an optimal solve), value_iteration the Bellman sweeps";
     r.iterations = res.iterations;
-    r.status = res.converged ? cli::status::converged : cli::status::not_converged;
+    r.status = res.time_limited ? cli::status::time_limit
+                                : (res.converged ? cli::status::converged : cli::status::not_converged);
     long const points = long(p.nx) * p.nmu * p.nsigma;
     double const main_seconds = p.policy == Policy::optimal
                                     ? r.phases.seconds("parity::dual_control::value_iteration")
@@ -304,10 +318,25 @@ class Command final : public cli::Command {
     // Which solve stopped: an optimal run whose cap was spent by the myopic start never reached a
     // Bellman sweep, and "0 iterations" alone would not say why. The same shape as Krusell-Smith's.
     r.results["stopped"] =
-        res.converged
+        res.converged && !res.time_limited
             ? nlohmann::json(nullptr)
-            : nlohmann::json{{"stage", res.stopped_in},
-                             {"reason", fmt::format("--max-iter {} reached in the {}", p.max_iter, res.stopped_in)}};
+            : nlohmann::json{
+                  {"stage", res.stopped_in},
+                  {"reason",
+                   res.time_limited
+                       ? fmt::format("--time-limit {} s reached in the {}{}", p.time_limit, res.stopped_in,
+                                     p.checkpoint.empty() ? "" : "; --resume " + p.checkpoint + " continues it")
+                       : fmt::format("--max-iter {} reached in the {}", p.max_iter, res.stopped_in)}};
+    r.results["estimate"] = {
+        {"seconds", estimated.seconds},
+        {"evaluation_sweeps", estimated.evaluation_sweeps},
+        {"bellman_sweeps", estimated.bellman_sweeps},
+        {"seconds_per_evaluation_sweep", estimated.evaluation_sweep_seconds},
+        {"seconds_per_bellman_sweep", estimated.bellman_sweep_seconds},
+        {"simulation_seconds", estimated.simulation_seconds},
+        {"note",
+         "before the solve, from the sweeps that the tolerance needs at a contraction rate delta and the "
+         "kernels timed on smaller grids of this problem on this device (docs/models/dual_control.md)"}};
     if (p.policy == Policy::optimal) {
       r.results["algorithm"] = to_string(p.algorithm);
       r.results["myopic_iterations"] = res.myopic_iterations;
@@ -396,6 +425,35 @@ class Command final : public cli::Command {
           fmt::format("dual-control: --simulate-paths {} x --horizon {} = {:.3g} simulated periods per policy, "
                       "each an interpolation of u and a belief update; this takes very long",
                       p.simulate_paths, p.horizon, periods));
+  }
+
+  // Times the kernels on smaller grids, estimates the solve's time, says it (stderr) and warns when
+  // it is long.
+  static Estimate estimate_time(cli::Context& context, Params const& p) {
+    Calibration const c = calibrate(p, context.precision);
+    Estimate const e = estimate(p, context.precision == Precision::f32, c, run::ranks::size());
+    std::string text = fmt::format("dual-control: estimated time {} ({} policy-evaluation sweeps of {}",
+                                   cli::format_duration(e.seconds), e.evaluation_sweeps,
+                                   cli::format_duration(e.evaluation_sweep_seconds));
+    if (e.bellman_sweeps > 0)
+      text += fmt::format(", {} Bellman sweeps of {}", e.bellman_sweeps, cli::format_duration(e.bellman_sweep_seconds));
+    if (e.simulation_seconds > 0) text += ", the simulation " + cli::format_duration(e.simulation_seconds);
+    text +=
+        fmt::format("; kernels timed on {}x{}x{}", c.evaluation_grid[0], c.evaluation_grid[1], c.evaluation_grid[2]);
+    if (e.bellman_sweeps > 0)
+      text += fmt::format(" and {}x{}x{}", c.bellman_grid[0], c.bellman_grid[1], c.bellman_grid[2]);
+    text += " points on this device; a rough estimate)";
+    if (p.time_limit > 0 && e.seconds > p.time_limit)
+      text += fmt::format("; --time-limit {} s will probably stop it first", p.time_limit);
+    context.progress.message(text);
+    bool const limited = p.time_limit > 0 && p.time_limit <= long_run_seconds;
+    if (e.seconds > long_run_seconds && !limited)
+      cli::warn(
+          fmt::format("dual-control: this solve may take {} (estimated); --time-limit SECONDS stops it cleanly "
+                      "between sweeps (status time_limit, exit 3), and with --checkpoint FILE, --resume FILE "
+                      "continues it",
+                      cli::format_duration(e.seconds)));
+    return e;
   }
 
   CLI::App* sub_ = nullptr;

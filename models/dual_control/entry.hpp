@@ -1,5 +1,6 @@
 #pragma once
 // Kokkos-free entry point: defined once per backend (backends/models/dual_control.cpp).
+#include "models/dual_control/estimate.hpp"
 #include "models/dual_control/params.hpp"
 #include "models/dual_control/result.hpp"
 #include "parity/precision.hpp"
@@ -9,5 +10,8 @@
 namespace parity::dual_control {
 
 Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases);
+
+// Times the kernels of this problem on smaller grids (solver.hpp calibrate), for estimate().
+Calibration calibrate(Params const& params, Precision precision);
 
 }  // namespace parity::dual_control

@@ -92,10 +92,12 @@ struct Params {
   std::uint64_t seed = 20120101;
   State initial_state = {2.0, 1.0, 1.0};
   // Run options, not part of the model: where to write the iteration state (empty: nowhere), how
-  // often (seconds of solve time between writes), and a checkpoint to resume from (empty: none).
+  // often (seconds of solve time between writes), a checkpoint to resume from (empty: none), and
+  // the seconds of solve time after which the solve stops at the end of a sweep (0: no limit).
   std::string checkpoint;
   double checkpoint_every = 30.0;
   std::string resume;
+  double time_limit = 0.0;
 
   double tolerance() const { return tol ? *tol : (policy == Policy::optimal ? 1e-4 : 1e-6); }
   int evaluation_sweeps_effective() const {
@@ -142,8 +144,6 @@ inline void validate(Params const& p, ParameterName name = field_name) {
   std::string const grid = std::to_string(p.nx) + "," + std::to_string(p.nmu) + "," + std::to_string(p.nsigma);
   require(p.nx >= 2 && p.nmu >= 2 && p.nsigma >= 2,
           n("nx,nmu,nsigma") + " needs at least 2 nodes on each axis, got " + grid);
-  require(double(p.nx) * p.nmu * p.nsigma <= 2.2e9,
-          n("nx,nmu,nsigma") + " has too many points (at most 2.2e9), got " + grid);
   require(finite(p.x_lo) && finite(p.x_hi) && p.x_lo < p.x_hi,
           n("x_lo,x_hi") + " needs finite lower < upper, got " + range(p.x_lo, p.x_hi));
   require(finite(p.mu_lo) && finite(p.mu_hi) && p.mu_lo < p.mu_hi,
@@ -185,6 +185,8 @@ inline void validate(Params const& p, ParameterName name = field_name) {
           n("brent_tol") + " must lie in (0, 1), got " + t(p.brent_tol));
   require(finite(p.checkpoint_every) && p.checkpoint_every >= 0,
           n("checkpoint_every") + " must be a number of seconds >= 0, got " + t(p.checkpoint_every));
+  require(finite(p.time_limit) && p.time_limit >= 0,
+          n("time_limit") + " must be a number of seconds >= 0 (0: none), got " + t(p.time_limit));
   require(p.simulate_paths >= 0, n("simulate_paths") + " must be >= 0, got " + std::to_string(p.simulate_paths));
   require(p.horizon >= 1 && p.horizon <= 100000,
           n("horizon") + " must lie in [1, 100000], got " + std::to_string(p.horizon));

@@ -42,8 +42,9 @@ struct Result {
   std::vector<double> residual_history;
   std::vector<int> evaluation_sweeps_history;
   bool converged = false;
-  std::string stopped_in;  // not converged: the stage whose cap ended it (policy evaluation, myopic warm start, value
-                           // iteration)
+  bool time_limited = false;  // stopped by Params::time_limit (in the stage stopped_in names)
+  std::string stopped_in;  // not converged or time-limited: the stage that ended it (policy evaluation, myopic warm
+                           // start, value iteration; simulation when the time limit came there)
   InertClosedForm inert;
   std::vector<ReferenceValue> references;
   std::vector<SimulationSummary> simulation;

@@ -19,10 +19,12 @@
 // history are bit-identical to a one-rank run for any rank count.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -30,6 +32,7 @@
 
 #include "models/dual_control/brent.hpp"
 #include "models/dual_control/checkpoint.hpp"
+#include "models/dual_control/estimate.hpp"
 #include "models/dual_control/params.hpp"
 #include "models/dual_control/result.hpp"
 #include "parity/grid/axis.hpp"
@@ -395,15 +398,17 @@ struct IterationOutcome {
   double residual = 0;
   double mp_mid = 0;  // delta/(1-delta) (min dV + max dV)/2 of the last sweep
   bool converged = false;
+  bool out_of_time = false;  // stopped by the time limit before converging
   std::vector<double> residuals;  // after each sweep
 };
 
 // Sweeps continue from `out` (a resumed solve starts where its checkpoint was); after each one,
-// after_sweep(out) may save the state.
-template <class Real, class Sweep, class AfterSweep>
+// after_sweep(out) may save the state. A sweep that does not converge ends the stage when
+// out_of_time() says the time limit has passed.
+template <class Real, class Sweep, class AfterSweep, class OutOfTime>
 IterationOutcome iterate(Sweep&& sweep, double delta, double tol, long max_iter, run::Progress& progress,
                          std::string const& stage, Kokkos::Timer const& timer, IterationOutcome out,
-                         AfterSweep&& after_sweep) {
+                         AfterSweep&& after_sweep, OutOfTime&& out_of_time) {
   double const scale = delta / (1 - delta);
   for (long it = out.iterations + 1; it <= max_iter && !out.converged; ++it) {
     SweepStats<Real> const st = sweep();
@@ -417,7 +422,9 @@ IterationOutcome iterate(Sweep&& sweep, double delta, double tol, long max_iter,
     progress.update(line);
     if (!std::isfinite(out.residual)) break;
     out.converged = out.residual <= tol;
+    out.out_of_time = !out.converged && it < max_iter && out_of_time();
     after_sweep(out);
+    if (out.out_of_time) break;
   }
   return out;
 }
@@ -513,10 +520,12 @@ void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> co
 // error, the mean belief variance at the horizon and the mean |mu_T - beta|.
 // The paths run in chunks of at least four times the backend's concurrency (at most 100 chunks), so
 // long simulations report progress; the chunks' sums are added in order, the same on every backend.
-template <class ExecutionSpace, class Real, class MemorySpace>
-SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem, Policy which,
-                           Grid3<Real, MemorySpace> const& v, BrentSettings const& bs, Params const& params,
-                           run::Progress& progress, Kokkos::Timer const& timer) {
+// Nothing (std::nullopt) when out_of_time() says the time limit passed before the last chunk.
+template <class ExecutionSpace, class Real, class MemorySpace, class OutOfTime>
+std::optional<SimulationSummary> simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
+                                          Policy which, Grid3<Real, MemorySpace> const& v, BrentSettings const& bs,
+                                          Params const& params, run::Progress& progress, Kokkos::Timer const& timer,
+                                          OutOfTime&& out_of_time) {
   Grid3<Real const, MemorySpace> const vc = v;
   Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu),
              S0 = Real(params.initial_state.Sigma);
@@ -563,6 +572,7 @@ SimulationSummary simulate(ExecutionSpace const& space, Problem<Real, MemorySpac
                            std::to_string(end) + "/" + std::to_string(paths) + " paths"};
     line.total = paths;
     progress.update(line);
+    if (end < paths && out_of_time()) return std::nullopt;
   }
   double const n = double(params.simulate_paths);
   SimulationSummary out;
@@ -634,7 +644,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
   double last_checkpoint = timer.seconds();
   auto save = [&](IterationState state, IterationOutcome const& out) {
     if (params.checkpoint.empty()) return;
-    if (!out.converged && timer.seconds() - last_checkpoint < params.checkpoint_every) return;
+    if (!out.converged && !out.out_of_time && timer.seconds() - last_checkpoint < params.checkpoint_every) return;
     state.iterations = out.iterations;
     state.residual = out.residual;
     state.mp_mid = out.mp_mid;
@@ -647,6 +657,13 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     if (state.stage == 1) state.V_myopic = to_vector(v_myopic);
     run::write_checkpoint(params.checkpoint, to_checkpoint(state, print));
     last_checkpoint = timer.seconds();
+  };
+  // Whether the time limit has passed; on several ranks whether it has on any, so all stop together.
+  auto out_of_time = [&] {
+    if (params.time_limit <= 0) return false;
+    double late = timer.seconds() >= params.time_limit ? 1.0 : 0.0;
+    if (ranks.several()) late = ranks.max(late);
+    return late > 0;
   };
   auto restore = [](IterationState const& st) {
     IterationOutcome out;
@@ -679,9 +696,10 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       std::swap(v, v_next);
       return st;
     };
-    eval = iterate<Real>(sweep, delta, params.policy == Policy::optimal ? tol_myopic : result.tolerance_effective,
-                         params.max_iter, progress, to_string(first) + " evaluation", timer, start,
-                         [&](IterationOutcome const& out) { save(IterationState{}, out); });
+    eval = iterate<Real>(
+        sweep, delta, params.policy == Policy::optimal ? tol_myopic : result.tolerance_effective, params.max_iter,
+        progress, to_string(first) + " evaluation", timer, start,
+        [&](IterationOutcome const& out) { save(IterationState{}, out); }, out_of_time);
     if (params.mp_correction && eval.converged) add_constant(space, v, Real(eval.mp_mid));
   }
 
@@ -691,6 +709,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     result.converged = eval.converged;
     result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
     result.residual_history = eval.residuals;
+    result.time_limited = eval.out_of_time;
     if (!eval.converged) result.stopped_in = "policy evaluation";
   } else {
     result.myopic_iterations = eval.iterations;
@@ -712,6 +731,7 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
       result.residual = eval.residual;
       result.residual_history = eval.residuals;
       result.converged = false;
+      result.time_limited = eval.out_of_time;
       result.stopped_in = "myopic warm start";
     } else {
       timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::value_iteration");
@@ -751,12 +771,13 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
           }
         return st;
       };
-      auto const vi =
-          iterate<Real>(sweep, delta, result.tolerance_effective, params.max_iter, progress, "value iteration", timer,
-                        start, [&](IterationOutcome const& out) { save(vi_state, out); });
+      auto const vi = iterate<Real>(
+          sweep, delta, result.tolerance_effective, params.max_iter, progress, "value iteration", timer, start,
+          [&](IterationOutcome const& out) { save(vi_state, out); }, out_of_time);
       result.iterations = vi.iterations;
       result.residual = vi.residual;
       result.converged = vi.converged;
+      result.time_limited = vi.out_of_time;
       result.evaluation_sweeps = vi_state.evaluation_sweeps;
       result.bellman_evaluations = vi_state.bellman_evaluations;
       result.evaluation_sweeps_history.assign(vi_state.evaluation_sweeps_history.begin(),
@@ -768,11 +789,20 @@ Result solve(ExecutionSpace const& space, Params const& params, run::Progress& p
     }
   }
 
-  if (params.simulate_paths > 0) {
+  // A solve stopped by the time limit is not simulated; a simulation that reaches the limit stops
+  // between chunks and reports nothing.
+  if (params.simulate_paths > 0 && !result.time_limited) {
     timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::simulation");
     for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
       if (which == Policy::optimal && params.policy != Policy::optimal) continue;
-      result.simulation.push_back(simulate(space, problem, which, v, bs, params, progress, timer));
+      auto sim = simulate(space, problem, which, v, bs, params, progress, timer, out_of_time);
+      if (!sim) {
+        result.time_limited = true;
+        result.stopped_in = "simulation";
+        result.simulation.clear();
+        break;
+      }
+      result.simulation.push_back(*sim);
     }
   }
 
@@ -799,6 +829,94 @@ Result solve(ExecutionSpace const& space, Params const& params) {
   run::SilentProgress progress;
   run::PhaseTimes phases;
   return solve<ExecutionSpace, Real>(space, params, progress, phases);
+}
+
+// The same problem on a grid of about `target` points (the whole grid if it is not larger): x and
+// mu shrink alike; Sigma keeps up to 32 nodes, since the search evaluates the objective at a kink
+// per Sigma node below S.
+inline Params calibration_params(Params p, long target) {
+  double const points = double(p.nx) * p.nmu * p.nsigma;
+  if (points <= double(target)) return p;
+  auto clamp_nodes = [](double n, int most) { return int(std::clamp(std::lround(n), 2L, long(most))); };
+  int const ns = clamp_nodes(std::max(p.nsigma * std::cbrt(double(target) / points), 32.0), p.nsigma);
+  double const f = std::sqrt(double(target) / ns / (double(p.nx) * p.nmu));
+  p.nx = clamp_nodes(p.nx * f, p.nx);
+  int nmu = clamp_nodes(p.nmu * f, p.nmu);
+  if (p.nmu % 2 == 1 && nmu % 2 == 0) ++nmu;  // an odd count keeps the node at mu = 0 and the mirror symmetry
+  p.nmu = std::min(nmu, p.nmu);
+  p.nsigma = ns;
+  return p;
+}
+
+// V = the inert closed form V0(x), a start with the shape and size of the solution's.
+template <class ExecutionSpace, class Real, class MemorySpace>
+void fill_inert_value(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
+                      Grid3<Real, MemorySpace> const& v) {
+  int const nmu = int(v.extent(1)), ns = int(v.extent(2));
+  long const n = long(v.extent(0)) * nmu * ns;
+  Kokkos::parallel_for(
+      "parity::dual_control::fill_inert_value",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<long>>(space, 0, n), KOKKOS_LAMBDA(long p) {
+        int const i = int(p / (long(nmu) * ns)), j = int((p / ns) % nmu), k = int(p % ns);
+        v(i, j, k) = problem.inert_value(problem.ax.node(i));
+      });
+}
+
+// Times the solve's kernels on smaller grids of the same problem, for estimate() (estimate.hpp):
+// policy-evaluation sweeps of the policy the solve evaluates (inert or myopic) on about
+// max(4096, 4 x concurrency) points, and for the optimal policy Bellman sweeps on about
+// max(512, concurrency) points, both from V = V0(x). Each figure is the mean of two sweeps after a
+// first that also starts the kernels. Three sweeps of each kind, on a host as on a GPU a fraction of
+// one sweep of a grid large enough to need an estimate.
+template <class ExecutionSpace, class Real>
+Calibration calibrate(ExecutionSpace const& space, Params const& params) {
+  using Mem = typename ExecutionSpace::memory_space;
+  long const concurrency = std::max(1L, long(space.concurrency()));
+  Calibration c;
+  auto grid_of = [](Params const& q) { return std::array<int, 3>{q.nx, q.nmu, q.nsigma}; };
+  auto per_sweep = [&](auto&& sweep) {
+    sweep();  // also starts the kernel and the threads
+    space.fence("parity::dual_control::calibration");
+    Kokkos::Timer t;
+    for (int r = 0; r < 2; ++r) sweep();
+    space.fence("parity::dual_control::calibration");
+    return t.seconds() / 2;
+  };
+  {
+    Params const q = calibration_params(params, std::max(4096L, 4 * concurrency));
+    auto const problem = make_problem<Real, Mem>(q);
+    Grid3<Real, Mem> v("parity::dual_control::calibration_V", q.nx, q.nmu, q.nsigma),
+        v_next("parity::dual_control::calibration_V_next", q.nx, q.nmu, q.nsigma),
+        u("parity::dual_control::calibration_u", q.nx, q.nmu, q.nsigma);
+    fill_inert_value(space, problem, v);
+    fill_policy(space, problem, params.policy == Policy::inert ? Policy::inert : Policy::myopic, u);
+    double const seconds = per_sweep([&] {
+      evaluate_policy(space, problem, v, u, v_next);
+      std::swap(v, v_next);
+    });
+    c.evaluation_grid = grid_of(q);
+    c.evaluation_seconds_per_point = seconds / (double(q.nx) * q.nmu * q.nsigma);
+  }
+  if (params.policy == Policy::optimal) {
+    Params const q = calibration_params(params, std::max(512L, concurrency));
+    auto const problem = make_problem<Real, Mem>(q);
+    Grid3<Real, Mem> v("parity::dual_control::calibration_V", q.nx, q.nmu, q.nsigma),
+        v_next("parity::dual_control::calibration_V_next", q.nx, q.nmu, q.nsigma),
+        u("parity::dual_control::calibration_u", q.nx, q.nmu, q.nsigma);
+    fill_inert_value(space, problem, v);
+    fill_policy(space, problem, Policy::myopic, u);
+    BrentSettings const bs{params.brent_starts, params.scan_points, params.brent_max_iter, params.brent_tol};
+    long evaluations = 0;
+    double const seconds = per_sweep([&] {
+      evaluations = bellman_update(space, problem, v, v_next, u, bs).evaluations;
+      std::swap(v, v_next);
+    });
+    double const points = double(q.nx) * q.nmu * q.nsigma;
+    c.bellman_grid = grid_of(q);
+    c.bellman_seconds_per_point = seconds / points;
+    c.bellman_evaluations_per_point = double(evaluations) / points;
+  }
+  return c;
 }
 
 }  // namespace parity::dual_control

@@ -307,7 +307,8 @@ report::RunReport make_report(Params const& p, Result const& r, run::PhaseTimes 
       "each phase: wall time between two fences of the execution space; policy, panel and regression summed "
       "over the outer iterations; shocks once; accuracy = Euler errors, Den Haan test and output copies";
   rep.iterations = r.iterations;
-  rep.status = r.converged ? cli::status::converged : cli::status::not_converged;
+  rep.status =
+      r.time_limited ? cli::status::time_limit : (r.converged ? cli::status::converged : cli::status::not_converged);
   {
     bool finite = std::isfinite(r.r_squared[0]) && std::isfinite(r.r_squared[1]);
     for (double b : r.coeffs) finite = finite && std::isfinite(b);
@@ -470,6 +471,11 @@ class Command final : public cli::Command {
     sub.add_option("--resume", p.checkpoint.resume,
                    "Continue the outer loop from a --checkpoint file written with the same parameters "
                    "(--max-iter may differ)");
+    sub.add_option("--time-limit", p.checkpoint.time_limit,
+                   "Seconds the solve may run (0: no limit): it stops after the outer iteration that passes them, "
+                   "with status time_limit (exit 3), the report of where it stopped, and the checkpoint if "
+                   "--checkpoint is given, for --resume")
+        ->capture_default_str();
     sub.add_option("--damping", p.damping, "Weight of the regression estimate in the coefficient update")
         ->capture_default_str();
     sub.add_option("--tol", p.tol, "Stop when the coefficients move less than this (max abs)")->capture_default_str();

@@ -68,6 +68,7 @@ struct Checkpointing {
   std::string path;  // written after outer iterations ("": none)
   double every_seconds = 60;  // at most this long between two writes (0: after every outer iteration)
   std::string resume;  // a checkpoint to continue from ("": a fresh solve)
+  double time_limit = 0;  // seconds of solve time after which it stops at the end of an outer iteration (0: none)
 };
 
 struct Params {
@@ -213,6 +214,8 @@ inline void validate(Params const& p, ParameterName name = field_name) {
   require(p.max_iter >= 1, n("max_iter") + " must be >= 1, got " + i(p.max_iter));
   require(finite(p.checkpoint.every_seconds) && p.checkpoint.every_seconds >= 0,
           n("checkpoint_every") + " must be a number of seconds >= 0, got " + t(p.checkpoint.every_seconds));
+  require(finite(p.checkpoint.time_limit) && p.checkpoint.time_limit >= 0,
+          n("time_limit") + " must be a number of seconds >= 0 (0: none), got " + t(p.checkpoint.time_limit));
   Start const& st = p.start;
   if (!st.policy.empty()) {
     require(

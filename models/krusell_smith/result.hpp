@@ -23,6 +23,7 @@ struct Result {
   double coeff_change = 0;  // max |b_ols - b| of the last iteration
   int iterations = 0;  // outer (law-of-motion) iterations
   bool converged = false;
+  bool time_limited = false;  // stopped by Checkpointing::time_limit after an outer iteration
   // Why an unconverged solve ended: the stage ("law of motion" or "policy") and what stopped it.
   // Empty when converged.
   std::string stop_stage, stop_reason;

@@ -254,11 +254,29 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       for (int q = 0; q < 4; ++q) st.b[q] = p.damping * reg.b[q] + (1 - p.damping) * st.b[q];
       res.coeff_history.push_back(st.b);
     }
+    // Past the time limit the solve stops here, between outer iterations, with its checkpoint. On
+    // several ranks it stops where any rank is past it, so all stop together.
+    bool out_of_time = false;
+    if (!st.finished && it < p.max_iter && p.checkpoint.time_limit > 0) {
+      double in_time = clock.seconds() < p.checkpoint.time_limit ? 1.0 : 0.0;
+      if (ranks.several()) in_time = ranks.min(in_time);
+      out_of_time = in_time == 0;
+    }
     if (!p.checkpoint.path.empty() &&
-        (st.finished || it == p.max_iter || clock.seconds() - last_write >= p.checkpoint.every_seconds))
+        (st.finished || it == p.max_iter || out_of_time || clock.seconds() - last_write >= p.checkpoint.every_seconds))
       write();
+    if (out_of_time) {
+      res.time_limited = true;
+      break;
+    }
   }
-  if (!res.converged) {
+  if (res.time_limited) {
+    res.stop_stage = "law of motion";
+    char why[256];
+    std::snprintf(why, sizeof why, "--time-limit %g s reached after outer iteration %d with coefficient change %.3g",
+                  p.checkpoint.time_limit, res.iterations, res.coeff_change);
+    res.stop_reason = why;
+  } else if (!res.converged) {
     bool const policy = st.stop_code == 2;
     res.stop_stage = policy ? "policy" : "law of motion";
     char why[256];

@@ -154,9 +154,10 @@ class Cli(CliTestCase):
     def test_refused_run_leaves_no_folder(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "new", "arrays")
-            r = parity("dual-control", "--grid", "1000,1000,1000", "--output", out, timeout=30)
-            self.assert_bad_input(r, "GiB")
-            self.assertIn("--grid 1000,1000,1000", r.stderr)
+            # tens of TiB: too much for any device
+            r = parity("dual-control", "--grid", "10000,10000,10000", "--output", out, timeout=30)
+            self.assert_bad_input(r, "TiB")
+            self.assertIn("--grid 10000,10000,10000", r.stderr)
             self.assertEqual(os.listdir(d), [])
 
     def test_run_writes_one_folder_per_model_with_a_manifest(self):

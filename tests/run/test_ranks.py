@@ -43,7 +43,8 @@ for key, value in {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIR
     ENV.setdefault(key, value)
 
 # Timing-derived results differ from run to run; everything else must be identical.
-TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count", "grid_point_updates_per_second"}
+TIMED = {"integrate_seconds", "steps_per_second", "gflops", "gflops_paper_count", "grid_point_updates_per_second",
+         "estimate"}
 
 # Small cases whose work does not split evenly: 2500 paths are 3 chunks of the moment sums (the
 # last one partial), so 2 sweep points are 6 chunks and 1 point 3; 2 and 3 ranks cut through a
@@ -76,6 +77,8 @@ CASES = {
     "dual-control": ["dual-control", "--grid", "15,11,9", "--policy", "optimal", "--simulate-paths", "200",
                      "--horizon", "20"],
     "dual-control-float": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--precision", "float"],
+    # A time limit already passed: every rank stops after the same, first, sweep.
+    "dual-control-time-limit": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--time-limit", "1e-9"],
     # Cubature: every rank holds the region list, the rule's applications and phase 2's regions
     # are split (3 ranks: uneven). Phase 1 only (degree 9); paper mode whose phase 2 runs out of its
     # budget shares and redistributes them (7 rounds of heaps resumed across ranks); phase 2 in
@@ -100,12 +103,13 @@ PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephso
                                                              "all-pairs-shares")},
          "dual-control": "parity::dual_control::value_iteration",
          "dual-control-float": "parity::dual_control::policy_evaluation",
+         "dual-control-time-limit": "parity::dual_control::policy_evaluation",
          **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked")},
          **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7",
                                                           "cubature-float")},
          "cubature-sweep": "parity::cubature::batch"}
-# Cases stopped by their budget or heaps (exit status 3), and an array each case writes.
-EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3}
+# Cases stopped by their budget, heaps or time limit (exit status 3), and an array each case writes.
+EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3, "dual-control-time-limit": 3}
 ARRAY = {**{case: "phase1_error.npy" for case in CASES if case.startswith("cubature")},
          "cubature-sweep": "sweep0_gaussian3d_phase1_error.npy"}
 

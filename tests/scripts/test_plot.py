@@ -153,15 +153,67 @@ class Plots(unittest.TestCase):
         os.mkdir(d)
         for name in ("jo_point", "ku"):
             shutil.copytree(self.dirs[name], os.path.join(d, name))
-        out = os.path.join(self.root, "run-pngs")
-        r = plot(d, "-o", out)
+        # -o names a file; with several outputs one file each, the model added to its stem
+        r = plot(d, "-o", os.path.join(self.root, "run.png"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assert_png(os.path.join(out, "josephson.png"))
-        self.assert_png(os.path.join(out, "kuramoto.png"))
+        self.assert_png(os.path.join(self.root, "run-josephson.png"))
+        self.assert_png(os.path.join(self.root, "run-kuramoto.png"))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "run.png")))
         r = plot(d)  # without -o: each PNG into its subfolder
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assert_png(os.path.join(d, "ku", "kuramoto.png"))
-        self.assert_refused(plot(d, "-o", os.path.join(self.root, "one.png")), "give -o a folder")
+
+    def test_run_folder_draws_every_model_it_can(self):
+        # A folder of `run --all`: a model no script plots (network_kuramoto, as a build with Kokkos
+        # Kernels writes it) and a broken subfolder are named as skipped, with the reason; the others
+        # are drawn.
+        d = os.path.join(self.root, "run-all")
+        os.mkdir(d)
+        for name in ("dc_inert", "ku"):
+            shutil.copytree(self.dirs[name], os.path.join(d, name))
+        network = os.path.join(d, "network-kuramoto")
+        shutil.copytree(self.dirs["ku"], network)
+        with open(os.path.join(network, "manifest.json")) as fh:
+            m = json.load(fh)
+        m["model"] = "network_kuramoto"
+        with open(os.path.join(network, "manifest.json"), "w") as fh:
+            json.dump(m, fh)
+        r = plot(d, "-o", os.path.join(self.root, "all.png"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assert_png(os.path.join(self.root, "all-dual_control.png"))
+        self.assert_png(os.path.join(self.root, "all-kuramoto.png"))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "all-network_kuramoto.png")))
+        self.assertIn("drew 2 of 3 outputs", r.stderr)
+        self.assertIn("skipped " + network + " (no plot is drawn for network_kuramoto output", r.stderr)
+        with open(os.path.join(d, "ku", "manifest.json"), "w") as fh:
+            fh.write("{")
+        r = plot(d)
+        self.assert_refused(r, "not valid JSON")
+        self.assert_png(os.path.join(d, "dc_inert", "dual_control.png"))
+        self.assertIn("drew 1 of 3 outputs", r.stderr)
+        self.assertIn(os.path.join(d, "ku") + " (see the error above)", r.stderr)
+        # Nothing that can be drawn: exit status 2, and why.
+        self.assert_refused(plot(network), "nothing to draw")
+
+    def test_output_file_format_from_its_suffix(self):
+        for suffix, signature in ((".jpg", b"\xff\xd8\xff"), (".pdf", b"%PDF"), (".svg", b"<?xml"),
+                                  (".PNG", PNG_SIGNATURE)):
+            with self.subTest(suffix=suffix):
+                path = os.path.join(self.root, "format" + suffix)
+                r = plot(self.dirs["ku"], "-o", path)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertTrue(os.path.isfile(path), path)  # a file, not a folder of that name
+                with open(path, "rb") as fh:
+                    self.assertEqual(fh.read(len(signature)), signature)
+        # An unknown suffix, none, or a folder: refused before anything is drawn, on every script.
+        for args, message in (([os.path.join(self.root, "plot.xyz")], "unknown image format '.xyz'"),
+                              ([os.path.join(self.root, "plot")], "needs a suffix"),
+                              ([self.root], "is a folder")):
+            with self.subTest(out=args[0]):
+                self.assert_refused(plot(self.dirs["ku"], "-o", *args), message)
+                self.assert_refused(plot(self.dirs["ku"], "-o", *args, script="plot_sde.py"), message)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "plot.xyz")))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "plot")))
 
     def test_folder_without_a_manifest(self):
         d = os.path.join(self.root, "older")
@@ -214,15 +266,15 @@ class Plots(unittest.TestCase):
             fh.write("not an array")
         folders.append(d)
         messages.append("x_bins.npy is not a readable .npy file")
-        r = plot(*folders, "-o", os.path.join(self.root, "broken-pngs"))
+        r = plot(*folders, "-o", os.path.join(self.root, "broken.png"))
         for message in messages:
             self.assert_refused(r, message)
         self.assertEqual(r.stderr.count("error:"), len(folders), r.stderr)
         # One bad folder among good ones: the good ones are still plotted, the status is 2.
-        out = os.path.join(self.root, "partly")
+        out = os.path.join(self.root, "partly.png")
         r = plot(self.dirs["ku"], d, "-o", out)
         self.assert_refused(r, "x_bins.npy")
-        self.assert_png(os.path.join(out, "kuramoto.png"))
+        self.assert_png(os.path.join(self.root, "partly-kuramoto.png"))
         self.assert_refused(plot(self.dirs["ku"], "-o", os.path.join(self.root, "no", "such", "x.png")),
                             "does not exist")
 

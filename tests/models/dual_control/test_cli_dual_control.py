@@ -163,11 +163,97 @@ class DualControlCli(CliTestCase):
         self.assertIn("--max-iter 1", doc["results"]["stopped"]["reason"])
 
     def test_grid_that_cannot_fit_is_refused(self):
-        r = parity("--grid", "1000,1000,1000", timeout=30)
-        self.assert_bad_input(r, "--grid 1000,1000,1000")
-        self.assertRegex(r.stderr, r"needs about [0-9.]+ GiB")
+        # 10^12 points need tens of TiB: too much for any device or host.
+        r = parity("--grid", "10000,10000,10000", timeout=30)
+        self.assert_bad_input(r, "--grid 10000,10000,10000")
+        self.assertRegex(r.stderr, r"needs about [0-9.]+ TiB")
         # counts in exponent form are counts
-        self.assert_bad_input(parity("--grid", "1e3,1e3,1e3", timeout=30), "GiB")
+        self.assert_bad_input(parity("--grid", "1e4,1e4,1e4", timeout=30), "TiB")
+
+    def test_estimate_is_said_and_reported(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "optimal", "--grid", "7,7,5", "--quad-nodes", "8", "--json", path)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertRegex(r.stderr, r"dual-control: estimated time [0-9.]+ (s|min|h|days) \(")
+            self.assertNotIn("warning", r.stderr)  # seconds, not worth a warning
+            with open(path) as f:
+                estimate = json.load(f)["results"]["estimate"]
+        self.assertGreater(estimate["seconds"], 0)
+        self.assertGreater(estimate["bellman_sweeps"], 0)
+        self.assertGreater(estimate["evaluation_sweeps"], estimate["bellman_sweeps"])
+        self.assertGreater(estimate["seconds_per_bellman_sweep"], 0)
+        self.assertAlmostEqual(estimate["seconds"],
+                               estimate["evaluation_sweeps"] * estimate["seconds_per_evaluation_sweep"]
+                               + estimate["bellman_sweeps"] * estimate["seconds_per_bellman_sweep"], delta=1e-9)
+        # --quiet drops the estimate line, not the report
+        r = parity("--policy", "inert", "--grid", "9,3,3", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("estimated", r.stderr)
+
+    def test_long_solve_warns(self):
+        # Sweeps of 2 * 10^6 points, each a search over u with 200 quadrature nodes, and tens of
+        # thousands of them (delta near 1, the paper's algorithm): hours on any device. The warning
+        # comes before the solve starts, even with --quiet.
+        err = run_briefly("--threads", "2", "dual-control", "--grid", "128,128,128", "--quad-nodes", "200",
+                          "--delta", "0.999", "--tol", "1e-8", "--algorithm", "paper", "--max-iter", "1e6", "--quiet",
+                          seconds=20)
+        self.assertRegex(err, r"warning: dual-control: this solve may take [0-9.]+ (h|days) \(estimated\)")
+        self.assertIn("--time-limit", err)
+
+    def test_time_limit_ends_the_run_with_its_status(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("--policy", "myopic", "--grid", "8,8,4", "--time-limit", "1e-9", "--json", path,
+                       "--output", d, "--quiet")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("stopped by --time-limit", r.stdout)
+            self.assertIn("status time_limit", r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["status"], "time_limit")
+            self.assertEqual(doc["iterations"], 1)  # the limit is checked between sweeps
+            self.assertEqual(doc["parameters"]["time_limit"], 1e-9)
+            stopped = doc["results"]["stopped"]
+            self.assertEqual(stopped["stage"], "policy evaluation")
+            self.assertIn("--time-limit", stopped["reason"])
+            self.assertEqual(np.load(os.path.join(d, "V.npy")).shape, (8, 8, 4))  # where it stopped
+        self.assert_rejected(["--time-limit", "-1"], "--time-limit")
+        self.assert_rejected(["--time-limit", "inf"], "--time-limit")
+
+    def test_time_limit_with_checkpoint_resumes_to_the_same_result(self):
+        # Every run stops after one sweep and the next resumes it, through the myopic start and the
+        # value iteration, until the solve converges: the same V, u and history as one run.
+        args = ["--grid", "7,7,5", "--quad-nodes", "8", "--tol-myopic", "0.5", "--quiet"]
+        with tempfile.TemporaryDirectory() as d:
+            whole, ck = os.path.join(d, "whole"), os.path.join(d, "dc.ckpt")
+            r = parity(*args, "--output", whole, "--json", os.path.join(d, "whole.json"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            stages = []
+            resume = []
+            for _ in range(100):
+                out = os.path.join(d, "part")
+                r = parity(*args, *resume, "--checkpoint", ck, "--checkpoint-every", "1e6", "--time-limit", "1e-9",
+                           "--output", out, "--json", os.path.join(d, "part.json"))
+                with open(os.path.join(d, "part.json")) as f:
+                    doc = json.load(f)
+                if r.returncode == 0:
+                    break
+                self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+                self.assertEqual(doc["status"], "time_limit")
+                self.assertIn("--resume " + ck, doc["results"]["stopped"]["reason"])
+                stages.append(doc["results"]["stopped"]["stage"])
+                resume = ["--resume", ck]
+            self.assertEqual(doc["status"], "converged")
+            self.assertIn("myopic warm start", stages)
+            self.assertIn("value iteration", stages)
+            with open(os.path.join(d, "whole.json")) as f:
+                expected = json.load(f)
+            for key in ("iterations", "myopic_iterations", "evaluation_sweeps_total", "residual", "history"):
+                self.assertEqual(doc["results"][key], expected["results"][key], key)
+            for name in ("V", "u", "V_myopic"):
+                np.testing.assert_array_equal(np.load(os.path.join(out, name + ".npy")),
+                                              np.load(os.path.join(whole, name + ".npy")), name)
 
     def test_long_simulation_warns(self):
         err = run_briefly("dual-control", "--policy", "inert", "--grid", "4,4,4", "--simulate-paths", "1e12",

@@ -565,6 +565,75 @@ TEST(DualControlCheckpoint, RefusesAnotherRunsCheckpoint) {
   std::remove(file.c_str());
 }
 
+TEST(DualControlCheckpoint, TimeLimitStopsBetweenSweepsAndResumes) {
+  // A limit already passed stops each stage after its first sweep, with the checkpoint; resuming
+  // without it ends as the uninterrupted solve.
+  auto const& whole = optimal_run().optimal;
+  std::string const file = ::testing::TempDir() + "parity_dual_control_checkpoint_time_limit";
+  std::remove(file.c_str());
+  auto p = optimal_params();
+  p.checkpoint = file;
+  p.checkpoint_every = 1e6;  // written only where the limit stops the solve
+  p.time_limit = 1e-9;
+  auto const stopped = solve(p);
+  EXPECT_TRUE(stopped.time_limited);
+  EXPECT_FALSE(stopped.converged);
+  EXPECT_EQ(stopped.stopped_in, "myopic warm start");
+  EXPECT_EQ(stopped.myopic_iterations, 1);
+  auto q = optimal_params();
+  q.resume = file;
+  auto const resumed = solve(q);
+  EXPECT_FALSE(resumed.time_limited);
+  EXPECT_EQ(resumed.iterations, whole.iterations);
+  EXPECT_EQ(resumed.residual_history, whole.residual_history);
+  EXPECT_EQ(resumed.V, whole.V);
+  EXPECT_EQ(resumed.u, whole.u);
+  std::remove(file.c_str());
+}
+
+// ---------------------------------------------------------------- run-time estimate
+TEST(DualControlEstimate, SweepsFollowTheContractionRate) {
+  dc::Params p;  // delta 0.95: the residual falls like 0.95^n
+  dc::Calibration c;
+  c.evaluation_seconds_per_point = 1e-6;
+  c.bellman_seconds_per_point = 5e-5;
+  auto e = dc::estimate(p, false, c, 1);
+  long const myopic = long(std::ceil(std::log(1e-6) / std::log(0.95)));  // 270
+  long const vi = long(std::ceil(std::log(1e-4) / std::log(0.95)));  // 180
+  EXPECT_EQ(e.bellman_sweeps, (vi + 20) / 21 + 1);  // 20 evaluation sweeps after each Bellman sweep
+  EXPECT_EQ(e.evaluation_sweeps, myopic + 20 * (e.bellman_sweeps - 1));
+  double const points = 16.0 * 16 * 16;
+  EXPECT_DOUBLE_EQ(e.bellman_sweep_seconds, 5e-5 * points);
+  EXPECT_DOUBLE_EQ(e.seconds, double(e.evaluation_sweeps) * 1e-6 * points + double(e.bellman_sweeps) * 5e-5 * points);
+  EXPECT_DOUBLE_EQ(dc::estimate(p, false, c, 4).seconds, e.seconds / 4);  // the grid split over ranks
+  p.algorithm = dc::Algorithm::paper;
+  EXPECT_EQ(dc::estimate(p, false, c, 1).bellman_sweeps, vi);
+  p.max_iter = 50;  // every stage stops at the cap
+  e = dc::estimate(p, false, c, 1);
+  EXPECT_EQ(e.bellman_sweeps, 50);
+  EXPECT_EQ(e.evaluation_sweeps, 50);
+  p.simulate_paths = 1000, p.horizon = 10;  // one search over u per path and period
+  EXPECT_DOUBLE_EQ(dc::estimate(p, false, c, 1).simulation_seconds, 1000 * 10 * 5e-5);
+  p.policy = dc::Policy::inert;  // only x moves: the rate delta gamma
+  p.max_iter = 5000;
+  EXPECT_EQ(dc::estimate(p, false, c, 1).evaluation_sweeps, long(std::ceil(std::log(1e-6) / std::log(0.95 * 0.8))));
+  EXPECT_EQ(dc::estimate(p, false, c, 1).bellman_sweeps, 0);
+}
+
+TEST(DualControlEstimate, CalibrationTimesTheKernelsOnASmallerGrid) {
+  auto p = optimal_params();
+  p.nx = 200, p.nmu = 101, p.nsigma = 64;
+  auto const q = dc::calibration_params(p, 4096);
+  EXPECT_EQ(q.nsigma, 32);  // Sigma keeps enough nodes for the search's kinks
+  EXPECT_EQ(q.nmu % 2, 1);  // still a node at mu = 0
+  EXPECT_NEAR(double(q.nx) * q.nmu * q.nsigma, 4096, 0.5 * 4096);
+  EXPECT_EQ(dc::calibration_params(optimal_params(), 4096).nx, optimal_params().nx);  // small grids stay
+  auto const c = dc::calibrate<ExecSpace, double>(ExecSpace(), optimal_params());
+  EXPECT_GT(c.evaluation_seconds_per_point, 0);
+  EXPECT_GT(c.bellman_seconds_per_point, 0);
+  EXPECT_GT(c.bellman_evaluations_per_point, 1 + 16);  // the myopic u and the scan at least
+}
+
 // ---------------------------------------------------------------- simulation
 TEST(DualControlSimulation, InertLossMatchesClosedForm) {
   auto p = shifted_params();
@@ -644,6 +713,7 @@ TEST(DualControlParams, RejectsBadInput) {
   bad([](dc::Params& p) { p.tol = -1.0; });
   bad([](dc::Params& p) { p.reference_states = {{100.0, 1.0, 0.5}}; });  // outside the grid: V unknown there
   bad([](dc::Params& p) { p.reference_states = {{0.0, 1.0, 5.0}}; });
+  bad([](dc::Params& p) { p.time_limit = -1; });
   dc::Params ok;
   EXPECT_NO_THROW(dc::validate(ok));
   ok.reference_states = {{-10.0, -4.0, 0.0}, {10.0, 4.0, 4.0}};  // the corners are on the grid

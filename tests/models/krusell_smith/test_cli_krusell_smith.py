@@ -165,6 +165,31 @@ class KrusellSmithCli(CliTestCase):
             self.assert_bad_input(parity(*SMALL, "--checkpoint", os.path.join(ck, "x.ckpt")), "--checkpoint")
             self.assert_bad_input(parity(*SMALL, "--checkpoint-every", "-1"), "--checkpoint-every")
 
+    def test_time_limit_stops_between_outer_iterations(self):
+        """A limit already passed stops the solve after its first outer iteration (status
+        time_limit, exit 3) with the checkpoint, whatever --checkpoint-every says; --resume finishes
+        it to the law an uninterrupted run finds."""
+        with tempfile.TemporaryDirectory() as d:
+            ck = os.path.join(d, "ks.ckpt")
+            whole, part, rest = (os.path.join(d, n + ".json") for n in ("whole", "part", "rest"))
+            r = parity(*SMALL, "--json", whole)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = parity(*SMALL, "--time-limit", "1e-9", "--checkpoint", ck, "--checkpoint-every", "1e6", "--json", part)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("status time_limit", r.stderr)
+            doc = load(part)
+            self.assertEqual(doc["status"], "time_limit")
+            self.assertEqual(doc["iterations"], 1)
+            self.assertEqual(doc["results"]["stopped"]["stage"], "law of motion")
+            self.assertIn("--time-limit", doc["results"]["stopped"]["reason"])
+            self.assertEqual(doc["results"]["checkpoint"]["written"], 1)
+            r = parity(*SMALL, "--resume", ck, "--json", rest)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            a, b = load(whole)["results"], load(rest)["results"]
+            self.assertEqual(a["coefficients"], b["coefficients"])
+            self.assertEqual(a["outer_iterations"], b["outer_iterations"])
+            self.assert_bad_input(parity(*SMALL, "--time-limit", "-5"), "--time-limit")
+
     def test_capped_first_policy_is_not_converged(self):
         with tempfile.TemporaryDirectory() as d:
             report = os.path.join(d, "ks.json")

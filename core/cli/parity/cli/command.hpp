@@ -24,6 +24,9 @@ inline constexpr char const* converged = "converged";  // met its tolerance
 inline constexpr char const* not_converged = "not_converged";  // stopped at an iteration cap
 inline constexpr char const* budget_exhausted = "budget_exhausted";  // stopped by an evaluation or memory budget
 inline constexpr char const* non_finite = "non_finite";  // a result is NaN or infinite
+// Stopped by its wall-clock limit (--time-limit) between two steps; a checkpoint, where one was
+// asked for, continues it with --resume.
+inline constexpr char const* time_limit = "time_limit";
 }  // namespace status
 
 // Whether a status is a success (exit 0); every other status exits with 3.
@@ -54,6 +57,9 @@ void warn(std::string const& text);
 
 // "1.5 GiB", "37.3 GiB", "8.0 TiB".
 std::string format_bytes(double bytes);
+
+// "0.012 s", "45 s", "12 min", "3.1 h", "2.5 days".
+std::string format_duration(double seconds);
 
 class Command {
  public:
