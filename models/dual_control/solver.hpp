@@ -521,11 +521,13 @@ void reference_values(ExecutionSpace const& space, Problem<Real, MemorySpace> co
 // The paths run in chunks of at least four times the backend's concurrency (at most 100 chunks), so
 // long simulations report progress; the chunks' sums are added in order, the same on every backend.
 // Nothing (std::nullopt) when out_of_time() says the time limit passed before the last chunk.
-template <class ExecutionSpace, class Real, class MemorySpace, class OutOfTime>
+// out_of_time is a std::function: nvcc refuses a host lambda's type as a template argument of a
+// function that holds device lambdas.
+template <class ExecutionSpace, class Real, class MemorySpace>
 std::optional<SimulationSummary> simulate(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
                                           Policy which, Grid3<Real, MemorySpace> const& v, BrentSettings const& bs,
                                           Params const& params, run::Progress& progress, Kokkos::Timer const& timer,
-                                          OutOfTime&& out_of_time) {
+                                          std::function<bool()> const& out_of_time) {
   Grid3<Real const, MemorySpace> const vc = v;
   Real const x0 = Real(params.initial_state.x), mu0 = Real(params.initial_state.mu),
              S0 = Real(params.initial_state.Sigma);
