@@ -197,6 +197,7 @@ class Command final : public cli::Command {
   }
 
   bool distributed() const override { return true; }  // grid slabs across ranks (solver.hpp)
+  std::vector<std::string> file_options() const override { return {"--checkpoint"}; }
 
  private:
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
