@@ -228,6 +228,23 @@ std::string manifest_model(std::string const& command) {
   return m;
 }
 
+// Checks the --json file and --output folder a command was given (before any work) and returns
+// them, for check_distinct_outputs; `files`: what the command writes into --output besides
+// manifest.json and the arrays.
+std::vector<report::PlannedOutput> checked_outputs(CommonOptions const& common,
+                                                   std::vector<std::string> const& files = {}) {
+  std::vector<report::PlannedOutput> planned;
+  if (!common.json_path.empty()) {
+    report::check_output_file(common.json_path, "--json");
+    planned.push_back({"--json", common.json_path});
+  }
+  if (!common.output_dir.empty()) {
+    report::check_output_folder(common.output_dir, "--output");
+    planned.push_back({"--output", common.output_dir, true, true, files});
+  }
+  return planned;
+}
+
 // On several ranks, only rank 0 prints and writes files; a command that does not split its work
 // across ranks is refused (it would repeat the same work on each).
 void require_distributed(Command const& command) {
@@ -357,16 +374,20 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
     // Everything a user can get wrong about the machine and the files is checked before Kokkos starts.
     int const threads = checked_threads(host, runtime.max_threads);
     int const device_id = checked_device(host);
-    if (!info_options.json_path.empty()) report::check_output_file(info_options.json_path, "--json");
-    for (auto const* common : {&run_options}) {
-      if (!common->json_path.empty()) report::check_output_file(common->json_path, "--json");
-      if (!common->output_dir.empty()) report::check_output_folder(common->output_dir, "--output");
-    }
+    if (*info) checked_outputs(info_options);
+    auto const run_outputs = *run_cmd ? checked_outputs(run_options) : std::vector<report::PlannedOutput>{};
     for (auto& [sub, command] : model_subcommands) {
       if (!*sub) continue;
-      auto const& common = model_options[command->name()];
-      if (!common.json_path.empty()) report::check_output_file(common.json_path, "--json");
-      if (!common.output_dir.empty()) report::check_output_folder(common.output_dir, "--output");
+      auto planned = checked_outputs(model_options[command->name()], command->output_files());
+      for (auto const& name : command->file_options()) {
+        CLI::Option const* option = sub->get_option_no_throw(name);
+        if (option == nullptr || option->count() == 0) continue;
+        auto const path = option->as<std::string>();
+        if (path.empty()) continue;
+        report::check_output_file(path, name);
+        planned.push_back({name, path});
+      }
+      report::check_distinct_outputs(planned);
     }
     if (!run::ranks::root()) {
       for (auto* common : {&info_options, &run_options})
@@ -415,6 +436,17 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
           throw InvalidInput(fmt::format("run: unknown model '{}'{} (models: {})", m,
                                          near.empty() ? "" : fmt::format("; did you mean '{}'?", near), model_names));
         }
+      }
+      // Each model writes its arrays into its own folder of --output: no other output may land there.
+      if (!run_options.output_dir.empty()) {
+        auto planned = run_outputs;
+        for (auto& output : planned) output.arrays = !output.folder;  // the folder holds the models' folders
+        for (auto& [sub, command] : model_subcommands)
+          if (command->writes_arrays() &&
+              (run_all || std::find(run_models.begin(), run_models.end(), command->name()) != run_models.end()))
+            planned.push_back(
+                {"--output", run_options.output_dir + "/" + command->name(), true, true, command->output_files()});
+        report::check_distinct_outputs(planned);
       }
       // A model named with --model must be built and split its work across the ranks; --all runs
       // the models that are and do, and names the others as skipped.

@@ -207,6 +207,7 @@ class Command final : public cli::Command {
   }
 
   bool distributed() const override { return true; }  // grid slabs across ranks (solver.hpp)
+  std::vector<std::string> file_options() const override { return {"--checkpoint"}; }
 
  private:
   bool given(char const* option) const { return sub_ && sub_->count(option) > 0; }

@@ -553,6 +553,8 @@ class Command final : public cli::Command {
   }
 
   bool distributed() const override { return true; }  // agents split across ranks (solver.hpp)
+  std::vector<std::string> file_options() const override { return {"--checkpoint"}; }
+  std::vector<std::string> output_files() const override { return {"coeffs.txt"}; }
 
  private:
   report::RunReport run_params(cli::Context& context, Params const& p) {

@@ -266,6 +266,26 @@ class Cli(CliTestCase):
                 self.assert_bad_input(r, "--json")
                 self.assertIn("socket", r.stderr)
 
+    def test_outputs_that_land_on_one_another_are_refused_before_any_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            os.symlink("out", os.path.join(d, "alias"))  # to the folder the run would create
+            for report in (out, os.path.join(out, "manifest.json"), os.path.join(out, "phase1_error.npy"),
+                           os.path.join(d, "new", "..", "out", "manifest.json"),
+                           os.path.join(d, "alias", "manifest.json")):
+                r = parity(*LONG, "--output", out, "--json", report, timeout=30)
+                self.assert_bad_input(r, "--json")
+                self.assertIn("--output", r.stderr)
+            r = parity(*LONG, "--output", os.path.join(d, "f", "arrays"), "--json", os.path.join(d, "f"), timeout=30)
+            self.assert_bad_input(r, "--json")
+            self.assertIn("--output", r.stderr)
+            for report in (os.path.join(out, "kuramoto", "manifest.json"), os.path.join(out, "cubature"),
+                           os.path.join(out, "josephson", "mean_velocity.npy")):
+                r = parity("run", "--all", "--output", out, "--json", report, timeout=30)
+                self.assert_bad_input(r, "--json")
+                self.assertIn("--output", r.stderr)
+            self.assertEqual(os.listdir(d), ["alias"])
+
     def test_missing_folders_are_created_for_every_output(self):
         with tempfile.TemporaryDirectory() as d:
             report, arrays = os.path.join(d, "a", "b", "r.json"), os.path.join(d, "c", "d")

@@ -342,6 +342,20 @@ class DualControlCli(CliTestCase):
                         + res["evaluation_sweeps_total"] * points * (gather + 8))
             self.assertEqual(work["bytes"], expected)
 
+    def test_checkpoint_lands_on_no_other_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            ck, out = os.path.join(d, "dc.ckpt"), os.path.join(d, "out")
+            for args in (["--checkpoint", ck, "--json", ck],
+                         ["--checkpoint", ck, "--json", os.path.join(d, "x", "..", "dc.ckpt")],
+                         ["--output", out, "--checkpoint", os.path.join(out, "manifest.json")],
+                         ["--output", out, "--checkpoint", os.path.join(out, "V.npy")],
+                         ["--output", ck, "--checkpoint", ck]):
+                r = parity(*args, "--max-iter", "1")
+                self.assert_bad_input(r, "--checkpoint")
+                self.assertIn(args[0] if args[0] != "--checkpoint" else args[2], r.stderr)
+            self.assert_rejected(["--checkpoint", "-"], "--checkpoint '-'")
+            self.assertEqual(os.listdir(d), [])
+
     def test_checkpoint_into_missing_folders(self):
         with tempfile.TemporaryDirectory() as d:
             ck = os.path.join(d, "new", "deeper", "dc.ckpt")

@@ -163,6 +163,15 @@ class KrusellSmithCli(CliTestCase):
             self.assert_bad_input(parity(*SMALL, "--resume", ck, "--beta", "0.98"), "beta=0.98")
             self.assert_bad_input(parity(*SMALL, "--resume", os.path.join(d, "none.ckpt")), "does not exist")
             self.assert_bad_input(parity(*SMALL, "--checkpoint", os.path.join(ck, "x.ckpt")), "--checkpoint")
+            # The report never replaces the checkpoint a later --resume needs, nor a file of --output.
+            for args in (["--checkpoint", ck, "--json", ck],
+                         ["--output", d, "--checkpoint", os.path.join(d, "coeffs.txt")],
+                         ["--output", d, "--json", os.path.join(d, "policy.npy")]):
+                r = parity(*SMALL, *args)
+                self.assert_bad_input(r, args[0])
+                self.assertIn(args[2], r.stderr)
+            self.assertEqual(sorted(os.listdir(d)), ["ks.ckpt", "part.json", "rest.json", "whole.json"])
+            self.assertEqual(read_checkpoint_magic(ck), b"PARITYCK")
             self.assert_bad_input(parity(*SMALL, "--checkpoint-every", "-1"), "--checkpoint-every")
 
     def test_time_limit_stops_between_outer_iterations(self):
@@ -265,6 +274,11 @@ def replaced(args, *pairs):
         else:
             args += [option, value]
     return args
+
+
+def read_checkpoint_magic(path):
+    with open(path, "rb") as f:
+        return f.read(8)
 
 
 def load(path):

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "parity/precision.hpp"
 #include "parity/report/output_files.hpp"
@@ -71,6 +72,13 @@ class Command {
   // Whether the command writes arrays (--output) and honours --precision.
   virtual bool writes_arrays() const { return true; }
   virtual bool has_precision() const { return true; }
+  // The command's own options that name a file it writes (e.g. --checkpoint). The application
+  // checks each one given before any work as it checks --json: not empty, writable, landing on no
+  // file or folder of another output option.
+  virtual std::vector<std::string> file_options() const { return {}; }
+  // Files the command writes into its --output folder besides manifest.json and the arrays
+  // (<name>.npy), e.g. coeffs.txt: no --json or file option may land on them.
+  virtual std::vector<std::string> output_files() const { return {}; }
   // Runs with the parsed options. Throws InvalidInput for bad parameters.
   virtual report::RunReport execute(Context& context) = 0;
   // Runs the embedded default case of the given size.

@@ -81,6 +81,7 @@ class OutputFolder {
   void npy(std::string const& name, std::span<const float> data, std::vector<std::size_t> const& shape);
   void npy(std::string const& name, std::span<const std::int32_t> data, std::vector<std::size_t> const& shape);
   // Writes another file of the run (e.g. coeffs.txt), atomically; not an array, so not listed.
+  // The command declares its name (cli::Command::output_files) so that no other option lands on it.
   void text(std::string const& file, std::string const& content);
   std::map<std::string, std::string> const& arrays() const { return arrays_; }
   // Writes manifest.json: {"schema", "command", "model", "arrays": {name: file}, "report"}; `report`
