@@ -30,7 +30,7 @@ class DualControlCli(CliTestCase):
             self.assertIn(option, r.stdout)
 
     def test_bad_input(self):
-        self.assert_rejected(["--grid", "1,4,4"], "(item 1: 1 is out of range: must be in [2, ")
+        self.assert_rejected(["--grid", "1,4,4"], "(NX: 1 is out of range: must be in [2, ")
         self.assert_rejected(["--grid", "-5,4,4"], "(item 1: -5 is out of range: must be in [2, ")
         self.assert_rejected(["--grid", "8,8"], "--grid expects 3")
         self.assert_rejected(["--grid", "a,b,c"], "--grid expects 3")
@@ -138,7 +138,7 @@ class DualControlCli(CliTestCase):
                                    "--initial-state needs finite x, mu and Sigma >= 0"),
                                   (["--checkpoint", checkpoint, "--checkpoint-every", "-1"],
                                    "--checkpoint-every must be a number of seconds >= 0"),
-                                  (["--grid", "2000000,2000,2"], "--grid has too many points")):
+                                  (["--grid", "2000000,2000,2"], "--grid 2000000,2000,2 (8e+09 points")):
                 with self.subTest(args=args):
                     self.assert_rejected(args, message)
             self.assert_bad_input(parity("--max-iter", "0"), "--max-iter must be >= 1")
