@@ -31,7 +31,7 @@ class DualControlCli(CliTestCase):
 
     def test_bad_input(self):
         self.assert_rejected(["--grid", "1,4,4"], "(NX: 1 is out of range: must be in [2, ")
-        self.assert_rejected(["--grid", "-5,4,4"], "(item 1: -5 is out of range: must be in [2, ")
+        self.assert_rejected(["--grid", "-5,4,4"], "(NX: -5 is out of range: must be in [2, ")
         self.assert_rejected(["--grid", "8,8"], "--grid expects 3")
         self.assert_rejected(["--grid", "a,b,c"], "--grid expects 3")
         self.assert_rejected(["--grid", "8.5,8,8"], "whole numbers")
