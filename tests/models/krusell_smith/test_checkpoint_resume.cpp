@@ -159,9 +159,14 @@ TEST(KrusellSmithResume, OtherParametersMissingOrBrokenFilesAreRefused) {
   }
   other.checkpoint.resume = file;
   expect_refused(other, {"--resume", "truncated"});
+  // A missing folder is created, as for every output; a folder that is a file is refused.
   other = small();
-  other.checkpoint.path = (fs::path(file).parent_path() / "no-such-folder" / "x.ckpt").string();
-  expect_refused(other, {"--checkpoint", "does not exist"});
+  other.max_iter = 1;
+  other.checkpoint.path = (fs::path(file).parent_path() / "new-folder" / "x.ckpt").string();
+  solve<double>(other);
+  EXPECT_TRUE(fs::is_regular_file(other.checkpoint.path));
+  other.checkpoint.path = (fs::path(file) / "x.ckpt").string();
+  expect_refused(other, {"--checkpoint", "is a file"});
   fs::remove_all(fs::path(file).parent_path());
 }
 
