@@ -37,21 +37,34 @@ constexpr char const* exit_codes_help =
     "time_limit (stopped by --time-limit; --checkpoint FILE lets --resume FILE continue it), "
     "non_finite (a result is NaN or infinite).";
 
+// Whether the user gave an option (an empty value counts: it is refused, not ignored).
+bool given(CLI::Option const* option) { return option != nullptr && option->count() > 0; }
+bool given(std::vector<CLI::Option*> const& options) {
+  return std::any_of(options.begin(), options.end(), [](CLI::Option const* o) { return given(o); });
+}
+
 struct CommonOptions {
   std::string precision = "double";
   std::string json_path;
   std::string output_dir;
   bool quiet = false;
+  CLI::Option* json_option = nullptr;
+  CLI::Option* output_option = nullptr;
 };
 
 struct HostOptions {
-  std::string threads, device_id;  // as typed; empty: not given
+  std::string threads, device_id;  // as typed
+  std::vector<CLI::Option*> threads_options, device_options;  // on the application and each command
 };
 
+constexpr char const* json_help = "Write the machine-readable report (JSON) to this file, creating missing folders";
+
 void add_host_options(CLI::App& app, HostOptions& host) {
-  app.add_option("--threads", host.threads,
-                 "Host threads of the OpenMP backend (default: OMP_NUM_THREADS or all cores); ignored by Serial");
-  app.add_option("--device-id", host.device_id, "GPU to use on the CUDA backend (default: 0)");
+  host.threads_options.push_back(
+      app.add_option("--threads", host.threads,
+                     "Host threads of the OpenMP backend (default: OMP_NUM_THREADS or all cores); ignored by Serial"));
+  host.device_options.push_back(
+      app.add_option("--device-id", host.device_id, "GPU to use on the CUDA backend (default: 0)"));
 }
 
 void add_common_options(CLI::App& sub, CommonOptions& common, HostOptions& host, bool with_output = true,
@@ -60,12 +73,12 @@ void add_common_options(CLI::App& sub, CommonOptions& common, HostOptions& host,
     sub.add_option("--precision", common.precision, "Floating-point precision: float or double")
         ->check(CLI::IsMember({"float", "double"}))
         ->capture_default_str();
-  sub.add_option("--json", common.json_path,
-                 "Write the machine-readable report (JSON) to this file, creating missing folders");
+  common.json_option = sub.add_option("--json", common.json_path, json_help);
   if (with_output)
-    sub.add_option("--output", common.output_dir,
-                   "Write result arrays (.npy) and manifest.json, which lists them, into this folder (created "
-                   "with any missing parent folders)");
+    common.output_option =
+        sub.add_option("--output", common.output_dir,
+                       "Write result arrays (.npy) and manifest.json, which lists them, into this folder (created "
+                       "with any missing parent folders)");
   sub.add_flag("--quiet,-q", common.quiet, "No progress lines");
   add_host_options(sub, host);
 }
@@ -133,7 +146,8 @@ std::optional<std::string> thread_variable(char const* name) {
 // limit before Kokkos starts: past it the OpenMP backend hangs or crashes.
 int checked_threads(HostOptions const& host, int max_threads) {
   std::int64_t const hi = max_threads > 0 ? max_threads : std::numeric_limits<int>::max();
-  if (!host.threads.empty()) {
+  if (given(host.threads_options)) {
+    require(!host.threads.empty(), "--threads: the value is empty (give a number of threads)");
     auto const n = parse_count(host.threads, "--threads", 1, std::numeric_limits<int>::max());
     require(n <= hi, fmt::format("--threads {}: this backend runs at most {} threads", n, hi));
     return int(n);
@@ -155,7 +169,8 @@ int checked_threads(HostOptions const& host, int max_threads) {
 }
 
 int checked_device(HostOptions const& host) {
-  if (host.device_id.empty()) return -1;
+  if (!given(host.device_options)) return -1;
+  require(!host.device_id.empty(), "--device-id: the value is empty (give a GPU number)");
   return int(parse_count(host.device_id, "--device-id", 0, 1023));
 }
 
@@ -234,11 +249,11 @@ std::string manifest_model(std::string const& command) {
 std::vector<report::PlannedOutput> checked_outputs(CommonOptions const& common,
                                                    std::vector<std::string> const& files = {}) {
   std::vector<report::PlannedOutput> planned;
-  if (!common.json_path.empty()) {
+  if (given(common.json_option)) {
     report::check_output_file(common.json_path, "--json");
     planned.push_back({"--json", common.json_path});
   }
-  if (!common.output_dir.empty()) {
+  if (given(common.output_option)) {
     report::check_output_folder(common.output_dir, "--output");
     planned.push_back({"--output", common.output_dir, true, true, files});
   }
@@ -323,7 +338,7 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
 
   CommonOptions info_options;
   auto* info = app.add_subcommand("info", "Print backend, Kokkos version, device and build facts");
-  info->add_option("--json", info_options.json_path, "Also write them as JSON to this file");
+  info_options.json_option = info->add_option("--json", info_options.json_path, "Also write them as JSON to this file");
   add_host_options(*info, host);
   info->footer(exit_codes_help);
 
@@ -381,9 +396,8 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto planned = checked_outputs(model_options[command->name()], command->output_files());
       for (auto const& name : command->file_options()) {
         CLI::Option const* option = sub->get_option_no_throw(name);
-        if (option == nullptr || option->count() == 0) continue;
+        if (!given(option)) continue;
         auto const path = option->as<std::string>();
-        if (path.empty()) continue;
         report::check_output_file(path, name);
         planned.push_back({name, path});
       }

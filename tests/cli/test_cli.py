@@ -215,6 +215,15 @@ class Cli(CliTestCase):
     def test_unwritable_json(self):
         self.assert_bad_input(parity("info", "--json", "/proc/nonexistent/dir/x.json"), "cannot be created")
 
+    def test_empty_values_are_refused(self):
+        self.assert_bad_input(parity("--threads", "", *LONG, timeout=30), "--threads: the value is empty")
+        self.assert_bad_input(parity(*LONG, "--threads", "", timeout=30), "--threads: the value is empty")
+        self.assert_bad_input(parity(*LONG, "--device-id", "", timeout=30), "--device-id: the value is empty")
+        self.assert_bad_input(parity(*LONG, "--json", "", timeout=30), "--json: the file name is empty")
+        self.assert_bad_input(parity(*LONG, "--output", "", timeout=30), "--output: the folder name is empty")
+        self.assert_bad_input(parity("info", "--json", ""), "--json: the file name is empty")
+        self.assert_bad_input(parity("run", "--all", "--output", "", timeout=30), "--output: the folder name is empty")
+
     def test_json_through_a_symbolic_link_writes_its_target(self):
         with tempfile.TemporaryDirectory() as d:
             os.mkdir(os.path.join(d, "store"))

@@ -353,6 +353,7 @@ class DualControlCli(CliTestCase):
                 r = parity(*args, "--max-iter", "1")
                 self.assert_bad_input(r, "--checkpoint")
                 self.assertIn(args[0] if args[0] != "--checkpoint" else args[2], r.stderr)
+            self.assert_rejected(["--checkpoint", ""], "--checkpoint: the file name is empty")
             self.assert_rejected(["--checkpoint", "-"], "--checkpoint '-'")
             self.assertEqual(os.listdir(d), [])
 

@@ -170,6 +170,7 @@ class KrusellSmithCli(CliTestCase):
                 r = parity(*SMALL, *args)
                 self.assert_bad_input(r, args[0])
                 self.assertIn(args[2], r.stderr)
+            self.assert_bad_input(parity(*SMALL, "--checkpoint", ""), "--checkpoint: the file name is empty")
             self.assertEqual(sorted(os.listdir(d)), ["ks.ckpt", "part.json", "rest.json", "whole.json"])
             self.assertEqual(read_checkpoint_magic(ck), b"PARITYCK")
             self.assert_bad_input(parity(*SMALL, "--checkpoint-every", "-1"), "--checkpoint-every")
