@@ -57,7 +57,9 @@ struct HostOptions {
   std::vector<CLI::Option*> threads_options, device_options;  // on the application and each command
 };
 
-constexpr char const* json_help = "Write the machine-readable report (JSON) to this file, creating missing folders";
+constexpr char const* json_help =
+    "Write the machine-readable report (JSON) to this file, creating missing folders; - : standard output, which "
+    "then holds only the report (the summary and progress lines go to standard error)";
 
 void add_host_options(CLI::App& app, HostOptions& host) {
   host.threads_options.push_back(
@@ -250,7 +252,7 @@ std::vector<report::PlannedOutput> checked_outputs(CommonOptions const& common,
                                                    std::vector<std::string> const& files = {}) {
   std::vector<report::PlannedOutput> planned;
   if (given(common.json_option)) {
-    report::check_output_file(common.json_path, "--json");
+    report::check_output_file(common.json_path, "--json", true);
     planned.push_back({"--json", common.json_path});
   }
   if (given(common.output_option)) {
@@ -338,7 +340,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
 
   CommonOptions info_options;
   auto* info = app.add_subcommand("info", "Print backend, Kokkos version, device and build facts");
-  info_options.json_option = info->add_option("--json", info_options.json_path, "Also write them as JSON to this file");
+  info_options.json_option =
+      info->add_option("--json", info_options.json_path,
+                       "Also write them as JSON to this file (- : standard output, which then holds only the JSON)");
   add_host_options(*info, host);
   info->footer(exit_codes_help);
 
@@ -411,6 +415,11 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       std::fflush(stdout);
       if (std::freopen("/dev/null", "w", stdout) == nullptr) return exit_error;
     }
+    // Standard output that takes the report takes nothing else.
+    for (auto const* common : {&info_options, &run_options})
+      if (common->json_path == report::standard_output_name) report::reserve_standard_output();
+    for (auto const& [name, common] : model_options)
+      if (common.json_path == report::standard_output_name) report::reserve_standard_output();
 
     if (*info) {
       auto const session = runtime.start(threads, device_id);

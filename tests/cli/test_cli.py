@@ -224,6 +224,23 @@ class Cli(CliTestCase):
         self.assert_bad_input(parity("info", "--json", ""), "--json: the file name is empty")
         self.assert_bad_input(parity("run", "--all", "--output", "", timeout=30), "--output: the folder name is empty")
 
+    def test_json_to_standard_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = parity_in(d, *QUICK, "--json", "-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["model"], "kuramoto")  # the report alone
+            self.assertIn("kuramoto: ", r.stderr)  # the summary moved to standard error
+            r = parity_in(d, "info", "--json", "-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["model"], "info")
+            self.assertIn("Kokkos version", r.stderr)
+            self.assertEqual(os.listdir(d), [])
+            # A file called '-' is still one name away.
+            r = parity_in(d, *QUICK, "--json", "./-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(Path(d, "-").read_text())["model"], "kuramoto")
+        self.assertRegex(parity("kuramoto", "--help").stdout, r"standard\s+output")
+
     def test_json_through_a_symbolic_link_writes_its_target(self):
         with tempfile.TemporaryDirectory() as d:
             os.mkdir(os.path.join(d, "store"))
