@@ -179,9 +179,11 @@ void moment_partials(ExecSpace const& space, Value const& value, int paths, long
         // long: the last chunk of 2^31 - 1 paths ends past int's range before it is clipped.
         long const begin = (u % chunks) * chunk, end = begin + chunk < paths ? begin + chunk : long(paths);
         Sums<K> s;
+        // A long index: a team's loop steps i past the range's end before it stops, and past
+        // int's range in the last chunk of 2^31 - 1 paths (then it wraps to negative paths).
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, int(begin), int(end)),
-            [&](int i, Sums<K>& acc) {
+            Kokkos::TeamThreadRange(team, begin, end),
+            [&](long i, Sums<K>& acc) {
               int const l = int(long(p) * paths + i - first_path);
               for (int k = 0; k < Dim; ++k) {
                 double const v = value(l, k);
