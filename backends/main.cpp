@@ -6,6 +6,7 @@
 #include "parity/run/ranks.hpp"
 
 int main(int argc, char** argv) {
+  parity::run::prepare_process();
   auto const limits = parity::run::backend_limits();
   // MPI for the whole process when started by mpirun (and built with MPI); otherwise one rank.
   parity::run::ranks::Environment ranks(argc, argv);

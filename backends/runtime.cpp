@@ -59,6 +59,14 @@ Session::Session(int num_threads, int device_id) {
 
 Session::~Session() { Kokkos::finalize(); }
 
+void prepare_process() {
+#if defined(PARITY_BACKEND_CUDA)
+  // CUDA's lazy loading loads a kernel's module at its first launch, inside the phase that times
+  // it (tens of ms on a short run). A value the user set is kept.
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+#endif
+}
+
 BackendLimits backend_limits() {
   BackendLimits limits;
 #if defined(PARITY_BACKEND_NAME)

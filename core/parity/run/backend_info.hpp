@@ -42,4 +42,8 @@ struct BackendLimits {
 };
 BackendLimits backend_limits();
 
+// Sets up the process for the backend before anything starts it (MPI may): on CUDA, every kernel
+// is loaded when the context is created, so no module loads inside a timed phase.
+void prepare_process();
+
 }  // namespace parity::run
