@@ -44,5 +44,25 @@ constexpr bool check_grid_choice_model() {
   return GridChoiceModel<M, Real>;
 }
 
+// A finite-horizon model may let the reward depend on the period (age) t = 0 .. T-1:
+// `KOKKOS_FUNCTION Real reward(int t, Real z, Real k, Real k_next) const` (a life-cycle income
+// profile, a retirement age); a model with the three-argument reward works as well.
+template <class M, class Real>
+concept PeriodGridChoiceModel = std::is_copy_constructible_v<M> &&
+    requires(M const& m, int t, Real z, Real k, Real k_next) {
+  { m.reward(t, z, k, k_next) } -> std::convertible_to<Real>;
+};
+
+template <class M, class Real>
+constexpr bool check_finite_horizon_model() {
+  if constexpr (PeriodGridChoiceModel<M, Real>) {
+    static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>,
+                  "parity::dp: Real (the precision) must be float or double");
+    return true;
+  } else {
+    return check_grid_choice_model<M, Real>();
+  }
+}
+
 }  // namespace detail
 }  // namespace parity::dp

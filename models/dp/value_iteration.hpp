@@ -73,7 +73,8 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
     {
       timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::bellman");
       detail::expected_value<ExecutionSpace, Real, Mem>(space, P, V, EV);
-      detail::bellman_update<ExecutionSpace, Real, Model, Mem>(space, f, zvalues, opt.search, TV, policy, R);
+      detail::bellman_update<ExecutionSpace, Real, Model, Mem>(space, f, zvalues, opt.search, opt.monotone, TV, policy,
+                                                               R);
       detail::difference_range<ExecutionSpace, Real, Mem>(space, TV, V, lo, hi);
     }
     std::swap(V, TV);  // V is now the new value

@@ -25,7 +25,7 @@ def parity_in(folder, *args, timeout=120, stdout=subprocess.PIPE):
                           timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
 
 
-COMMANDS = ("info", "run", "dual-control", "krusell-smith", "aiyagari", "josephson", "kuramoto", "cubature", "probe")
+COMMANDS = ("info", "run", "dual-control", "krusell-smith", "aiyagari", "rbc", "josephson", "kuramoto", "cubature", "probe")
 # Seconds on one thread: 64 oscillators, one step.
 QUICK = ["--threads", "1", "kuramoto", "-N", "64", "--steps", "1", "--sample-every", "1", "-q"]
 # Minutes of work: a check made after the solve instead of before it runs into the test's timeout.

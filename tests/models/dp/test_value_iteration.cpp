@@ -113,6 +113,51 @@ TEST(DpValueIteration, ConcaveSearchAndHowardStepsReachTheSameFixedPoint) {
     EXPECT_NEAR(a.value[i], c.value[i], 2 * beta / (1 - beta) * plain.tolerance);
 }
 
+// The growth model's policy rises with k: the monotone search (alone and with the concave one)
+// finds the exhaustive search's maximiser in every state, on grids whose size is and is not
+// 2^m + 1 (the levels' points then fall on and between integers).
+TEST(DpValueIteration, MonotoneSearchFindsTheExhaustiveMaximiser) {
+  for (int nk : {2, 3, 33, 64}) {
+    SCOPED_TRACE(nk);
+    auto const p = growth_problem(nk);
+    parity::dp::Options plain;
+    plain.tolerance = 1e-5;  // every sweep's maximiser is compared, not only the last one's
+    auto const a = parity::dp::solve<double>(ExecSpace{}, p, plain);
+    for (auto search : {parity::dp::Search::exhaustive, parity::dp::Search::concave}) {
+      auto mono = plain;
+      mono.monotone = true;
+      mono.search = search;
+      auto const b = parity::dp::solve<double>(ExecSpace{}, p, mono);
+      EXPECT_EQ(a.policy, b.policy);
+      EXPECT_EQ(a.value, b.value);
+      EXPECT_EQ(a.iterations, b.iterations);
+    }
+  }
+}
+
+// A reward whose best choice falls as k rises (k' = n-1-k on a grid of integers): the monotone
+// search, declared wrongly, does not find it, so the test above is not vacuous.
+struct Falling {
+  template <class Real>
+  KOKKOS_FUNCTION Real reward(Real, Real k, Real k_next) const {
+    Real const d = k_next - (Real(20) - k);
+    return -d * d;
+  }
+};
+
+TEST(DpValueIteration, MonotoneSearchDeclaredWronglyMissesAFallingPolicy) {
+  std::vector<double> grid(21);
+  for (int i = 0; i < 21; ++i) grid[i] = i;
+  parity::dp::GridChoiceProblem<Falling> p{Falling{}, grid, parity::markov::Chain{{1.0}, {1.0}}, 0.5};
+  parity::dp::Options opt;
+  opt.max_iterations = 3;
+  auto const a = parity::dp::solve<double>(ExecSpace{}, p, opt);
+  for (int i = 0; i < 21; ++i) EXPECT_EQ(a.policy[i], 20 - i);
+  opt.monotone = true;
+  auto const b = parity::dp::solve<double>(ExecSpace{}, p, opt);
+  EXPECT_NE(a.policy, b.policy);
+}
+
 TEST(DpValueIteration, MacQueenPorteusBoundsContainTheFixedPoint) {
   auto const p = growth_problem(101);
   parity::dp::Options exact;
