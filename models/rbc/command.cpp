@@ -114,10 +114,12 @@ class Command final : public cli::Command {
     cli::require_memory(context, cells * (4 * real + 4), cells * 8 * 6 * (context.output ? 2 : 1),
                         fmt::format("rbc --productivity-states {} --capital-points {} ({:.3g} cells)",
                                     p.productivity_states, p.capital_points, cells));
-    if (p.search == Search::exhaustive && !p.monotone && double(p.capital_points) * p.capital_points * p.productivity_states > 1e11)
-      cli::warn(fmt::format("rbc --search exhaustive evaluates {:.2g} choices per sweep (hundreds of sweeps); "
-                            "--search binary or --monotone takes far fewer",
-                            double(p.capital_points) * p.capital_points * p.productivity_states));
+    if (p.search == Search::exhaustive && !p.monotone &&
+        double(p.capital_points) * p.capital_points * p.productivity_states > 1e11)
+      cli::warn(
+          fmt::format("rbc --search exhaustive evaluates {:.2g} choices per sweep (hundreds of sweeps); "
+                      "--search binary or --monotone takes far fewer",
+                      double(p.capital_points) * p.capital_points * p.productivity_states));
     report::RunReport r;
     r.model = "rbc";
     r.parameters = {{"crra", p.crra},

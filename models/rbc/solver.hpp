@@ -105,7 +105,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   for (std::size_t z = 0; z < r.productivity.size(); ++z)
     for (std::size_t i = 0; i < nk; ++i) {
       double const k = r.capital[i];
-      r.consumption[z * nk + i] = r.productivity[z] * std::pow(k, p.alpha) + (1 - p.delta) * k - r.capital_next[z * nk + i];
+      r.consumption[z * nk + i] =
+          r.productivity[z] * std::pow(k, p.alpha) + (1 - p.delta) * k - r.capital_next[z * nk + i];
     }
   if (!r.non_finite) euler_errors(p, r);
   return r;

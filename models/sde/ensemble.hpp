@@ -2,13 +2,14 @@
 // Ensemble integration of a small SDE system: one trajectory per thread, `paths` trajectories per
 // parameter value, and a 1-D or 2-D sweep of parameter values, all in one launch.
 //
-// A system (besides what stepper.hpp asks for) provides
-//   static constexpr int wrapped;   // component kept modulo period() (a phase), or -1
-//   KOKKOS_FUNCTION real_type period() const;
+// A system (system.hpp checks it, with messages) provides what stepper.hpp asks for and
 //   KOKKOS_FUNCTION void initial(random::PhiloxStream<real_type>& rng, State& x) const;
+// and optionally
+//   static constexpr int wrapped;   // component kept modulo period() (a phase); default none
+//   KOKKOS_FUNCTION real_type period() const;            // required with a wrapped component
 //   KOKKOS_FUNCTION void set(int field, double value);   // a swept parameter (field ids are the system's)
-//   static constexpr unsigned advance_min_blocks;  // optional: launch bounds, see below
-//   static constexpr unsigned time_averaged;  // optional: bit k set = time-average component k
+//   static constexpr unsigned advance_min_blocks;  // launch bounds, see below
+//   static constexpr unsigned time_averaged;  // bit k set = time-average component k
 //                                             // (default: all); the others cost nothing per step and
 //                                             // report NaN as their time average
 // The wrapped component is stored in [0, period) plus an integer winding count per path, so
@@ -41,7 +42,9 @@
 #include "models/sde/noise.hpp"
 #include "models/sde/result.hpp"
 #include "models/sde/stepper.hpp"
+#include "models/sde/system.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -62,8 +65,10 @@ struct Sweep {
   template <class System>
   KOKKOS_INLINE_FUNCTION void apply(int p, System& s) const {
     int const i0 = p / axis[1].n, i1 = p % axis[1].n;
-    if (axis[0].field >= 0) s.set(axis[0].field, axis[0].value(i0));
-    if (axis[1].field >= 0) s.set(axis[1].field, axis[1].value(i1));
+    if constexpr (sweepable<System>) {
+      if (axis[0].field >= 0) s.set(axis[0].field, axis[0].value(i0));
+      if (axis[1].field >= 0) s.set(axis[1].field, axis[1].value(i1));
+    }
   }
 };
 
@@ -238,9 +243,9 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
         State<System> st;
         s.initial(rng, st);
         int w = 0;
-        if constexpr (System::wrapped >= 0) {
+        if constexpr (wrapped_of<System>() >= 0) {
           Real const L = s.period();
-          int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+          int const wc = wrapped_of<System>();  // a local: Kokkos::Array::operator[] takes a reference
           Real const n = Kokkos::floor(st[wc] / L);
           st[wc] -= n * L;
           w = int(n);
@@ -284,7 +289,7 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         for (int k = 0; k < dim; ++k) st[k] = x(l, k);
         int w = wind(l);
         Real L = 0;
-        if constexpr (System::wrapped >= 0) L = s.period();
+        if constexpr (wrapped_of<System>() >= 0) L = s.period();
         Tick t = tick_at(s, step0);
         int const w0 = w;
         Real sum[dim];
@@ -294,8 +299,8 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         auto one_step = [&](Noise<System> const& dW) {
           step_once<S>(s, t, dt, st, dW);
           t = t.next();
-          if constexpr (System::wrapped >= 0) {
-            int const wc = System::wrapped;  // a local: Kokkos::Array::operator[] takes a reference
+          if constexpr (wrapped_of<System>() >= 0) {
+            int const wc = wrapped_of<System>();  // a local: Kokkos::Array::operator[] takes a reference
             Real& y = st[wc];
             if (y >= L || y < Real(0)) {
               Real const n = Kokkos::floor(y / L);
@@ -307,7 +312,7 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
             for (int k = 0; k < dim; ++k)
               if (time_averaged<System>(k)) sum[k] += st[k];
             // unwrapped relative to the launch's start: no float cancellation
-            if constexpr (System::wrapped >= 0 && time_averaged<System>(System::wrapped)) wsum += w - w0;
+            if constexpr (wrapped_of<System>() >= 0 && time_averaged<System>(wrapped_of<System>())) wsum += w - w0;
           }
           ++j;
         };
@@ -336,8 +341,8 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         if (counted > 0) {
           for (int k = 0; k < dim; ++k)
             if (time_averaged<System>(k)) acc(l, k) += double(sum[k]);
-          if constexpr (System::wrapped >= 0 && time_averaged<System>(System::wrapped))
-            acc(l, int(System::wrapped)) += double(L) * (double(w0) * counted + double(wsum));
+          if constexpr (wrapped_of<System>() >= 0 && time_averaged<System>(wrapped_of<System>()))
+            acc(l, int(wrapped_of<System>())) += double(L) * (double(w0) * counted + double(wsum));
         }
       });
 }
@@ -350,9 +355,12 @@ namespace parity::sde {
 template <class ExecSpace, class System>
 EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep const& sweep, EnsembleConfig const& cfg,
                          run::Progress& progress, run::PhaseTimes& times, std::string const& label = "sde") {
+  static_assert(detail::check_system<System>());
   using Real = typename System::real_type;
   using Mem = typename ExecSpace::memory_space;
   constexpr int dim = System::dim;
+  require(sweepable<System> || (sweep.axis[0].field < 0 && sweep.axis[1].field < 0),
+          "sde::integrate: the system has no set(field, value), so it cannot be swept");
   int const P = sweep.size(), paths = cfg.paths, total = P * paths;
   // This rank's chunks [u0, u1) of the P * chunks (see the top of this file) and so its paths
   // [g0, g0 + local); ensemble_device_bytes (ensemble_layout.hpp) counts what is allocated below.
@@ -366,7 +374,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   r.params = P;
   r.dim = dim;
   r.samples = samples;
-  r.bins = System::wrapped >= 0 ? cfg.bins : 0;
+  r.bins = wrapped_of<System>() >= 0 ? cfg.bins : 0;
 
   Kokkos::View<Real**, Mem> x(Kokkos::view_alloc(space, "parity::sde::state"), local, dim);
   Kokkos::View<int*, Mem> wind(Kokkos::view_alloc(space, "parity::sde::winding"), local);
@@ -397,8 +405,8 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
     detail::moment_totals<dim>(space, P, paths, partial_all, out);
   };
   Real period = 0;
-  if constexpr (System::wrapped >= 0) period = system.period();
-  detail::StateValue<Real, Mem> const value{x, wind, System::wrapped, double(period)};
+  if constexpr (wrapped_of<System>() >= 0) period = system.period();
+  detail::StateValue<Real, Mem> const value{x, wind, wrapped_of<System>(), double(period)};
 
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::initialize");
@@ -468,7 +476,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       }
   }
   // Histogram of the wrapped component (mod period) at the end.
-  if constexpr (System::wrapped >= 0) {
+  if constexpr (wrapped_of<System>() >= 0) {
     if (r.bins > 0) {
       int const bins = r.bins;
       Kokkos::View<int**, Mem> hist(Kokkos::view_alloc(space, "parity::sde::histogram"), P, bins);
@@ -478,7 +486,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       Kokkos::parallel_for(
           "parity::sde::histogram", Kokkos::RangePolicy<ExecSpace>(space, 0, local), KOKKOS_LAMBDA(int l) {
             auto h = scatter.access();
-            int b = int(x(l, int(System::wrapped)) / L * Real(bins));
+            int b = int(x(l, int(wrapped_of<System>())) / L * Real(bins));
             b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
             h((g0 + l) / paths, b) += 1;
           });

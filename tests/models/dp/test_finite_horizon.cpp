@@ -115,7 +115,8 @@ TEST(DpFiniteHorizon, AgeDependentRewardMatchesAHostLoop) {
   for (std::size_t a = 0; a < want.size(); ++a) EXPECT_NEAR(r.value[a], want[a], 1e-12 * (1 + std::abs(want[a]))) << a;
   for (std::size_t a = 0; a < terminal.size(); ++a) EXPECT_EQ(r.value[T * terminal.size() + a], terminal[a]);
   // The age profile matters: a reward without it gives other values.
-  auto const flat = parity::dp::solve_finite_horizon<double>(ExecSpace{}, problem(Growth{alpha}, 41, 0.1 * ks, 2.0 * ks), opt);
+  auto const flat =
+      parity::dp::solve_finite_horizon<double>(ExecSpace{}, problem(Growth{alpha}, 41, 0.1 * ks, 2.0 * ks), opt);
   EXPECT_GT(std::abs(flat.value[0] - r.value[0]), 1e-3);
 }
 
