@@ -1,9 +1,10 @@
 """The comparison runner: its arithmetic on synthetic results, one real run of the probe suite
 on the executable under test, posing as two backends (1 and 2 threads), peers (--peer): a
-stand-in peer program here, the real hcubature peer when PARITY_HCUBATURE_PEER names it, and rank
-scaling (--ranks) under a stand-in launcher."""
+stand-in peer program here, the real hcubature peer when PARITY_HCUBATURE_PEER names it, the
+aiyagari peers' command line and reports, and rank scaling (--ranks) under a stand-in launcher."""
 import csv
 import json
+import math
 import os
 import stat
 import subprocess
@@ -329,6 +330,73 @@ class Peers(unittest.TestCase):
                     self.assertEqual(res["status"], "converged")
                     self.assertLess(res["relative_true_error"], 1e-6)
                     self.assertGreater(res["evaluations"], 0)
+
+
+class AiyagariPeers(unittest.TestCase):
+    """perf/peers/aiyagari_*.py take Parity's command line: without their packages (python -S: no
+    site packages) and in float they write a skipped report and exit 0, which the runner takes;
+    unknown or out-of-range options exit 2. The aiyagari suite names them, double only."""
+    IMPLS = ("ssj", "quantecon", "jax")
+
+    def peer(self, impl, *args, site=True):
+        cmd = [sys.executable, *([] if site else ["-S"]), str(ROOT / f"perf/peers/aiyagari_{impl}.py"), *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d, "report.json")
+            for impl in self.IMPLS:
+                with self.subTest(impl=impl):
+                    r = self.peer(impl, "aiyagari", "--asset-points", "50", "--precision", "double", "--json", str(out),
+                                  "--quiet", site=False)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    doc = json.loads(out.read_text())
+                    self.assertEqual(doc["status"], "skipped")
+                    self.assertIn("not importable", doc["reason"])
+                    self.assertTrue(math.isnan(doc["timing"]["total_seconds"]))  # no time was measured
+                    self.assertEqual(doc["timing"]["phases"], {})
+                    r = self.peer(impl, "aiyagari", "--asset-points", "50", "--precision", "float", "--json", str(out),
+                                  "-q")
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(json.loads(out.read_text())["status"], "skipped")
+                    r = self.peer(impl, "info", "--json", str(out))
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(json.loads(out.read_text())["backend"]["backend"], impl)
+                    for bad in (["--no-such-option", "1"], ["--asset-points", "5"], ["--beta", "1"],
+                                ["--asset-p", "50"]):
+                        r = self.peer(impl, "aiyagari", *bad, "--json", str(out), "-q")
+                        self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            r = subprocess.run([sys.executable, str(ROOT / "perf/peers/aiyagari_peer.py"), "aiyagari", "-q"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--impl", r.stderr)
+
+    def test_suite_names_the_peers(self):
+        suite = runner.load_suite(str(ROOT / "perf/suites/aiyagari.json"))
+        self.assertEqual(suite["peers"], {impl: ["double"] for impl in self.IMPLS})
+        known = {"serial", "openmp", "cuda", *self.IMPLS}
+        for case in suite["cases"]:
+            self.assertLessEqual(set(case["skip"]), known, case["name"])
+
+    def test_runner_takes_a_skipped_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            wrapper = Path(d, "ssj-peer")  # the peer without its packages
+            wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{ROOT}/perf/peers/aiyagari_ssj.py" "$@"\n')
+            wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+            Path(d, "ai.json").write_text(json.dumps({
+                "name": "ai", "model": "aiyagari", "repetitions": 1, "warmup": 0, "peers": {"ssj": ["double"]},
+                "columns": ["results.interest_rate"],
+                "cases": [{"name": "small", "args": ["--asset-points", "50", "--asset-max", "60"]}]}))
+            out = Path(d, "out")
+            rc = runner.main(["--suite", str(Path(d, "ai.json")), "--exe", f"one={EXE},threads=1",
+                              "--peer", f"ssj={wrapper}", "--out", str(out), "--probe", "none"])
+            self.assertEqual(rc, 0)
+            doc = json.loads(Path(out, "results.json").read_text())
+            self.assertTrue(doc["backends"]["ssj"]["peer"])
+            entry = doc["results"][0]
+            self.assertEqual(entry["backends"]["ssj"]["status"], "skipped")
+            self.assertEqual(entry["backends"]["one"]["status"], "converged")
+            self.assertIn("| ssj (peer) |", Path(out, "table.md").read_text())
 
 
 class PeerSummary(unittest.TestCase):
