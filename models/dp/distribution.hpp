@@ -88,6 +88,8 @@ DistributionResult stationary_distribution(ExecutionSpace const& space, std::vec
   }
   detail::lotteries<ExecutionSpace, Real, Mem>(space, g, a_next, lower, weight);
   bool const is_monotone = detail::monotone<ExecutionSpace, Mem>(space, lower);
+  detail::Table<int, Mem> first(Kokkos::view_alloc(space, "parity::dp::lottery_runs"), nz, is_monotone ? nk + 2 : 0);
+  if (is_monotone) detail::lottery_runs<ExecutionSpace, Mem>(space, lower, first);
 
   DistributionResult r;
   Kokkos::Timer timer;
@@ -99,7 +101,7 @@ DistributionResult stationary_distribution(ExecutionSpace const& space, std::vec
   int const check = 8;
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::distribution");
   for (int it = 1; it <= opt.max_iterations; ++it) {
-    detail::lottery_masses<ExecutionSpace, Real, Mem>(space, mu, lower, weight, is_monotone, T);
+    detail::lottery_masses<ExecutionSpace, Real, Mem>(space, mu, lower, weight, first, is_monotone, T);
     detail::move_exogenous<ExecutionSpace, Real, Mem>(space, P, T, mu, mu_next, change);
     std::swap(mu, mu_next);
     r.iterations = it;

@@ -127,6 +127,7 @@ PolicyResult solve(ExecutionSpace const& space, EndogenousGridProblem<Model> con
   Table c_new(Kokkos::view_alloc(space, "parity::dp::consumption_next"), nz, nk);
   Table a_endo(Kokkos::view_alloc(space, "parity::dp::endogenous_grid"), nz, nk);
   Table saving(Kokkos::view_alloc(space, "parity::dp::saving"), nz, nk);
+  Table u_prime(Kokkos::view_alloc(space, "parity::dp::marginal_utility"), nz, nk);
   {
     auto g = Kokkos::create_mirror_view(grid);
     auto zv = Kokkos::create_mirror_view(zvalues);
@@ -158,7 +159,8 @@ PolicyResult solve(ExecutionSpace const& space, EndogenousGridProblem<Model> con
     double residual = 0;
     bool well_formed = true;
     {
-      detail::endogenous_grid<ExecutionSpace, Real, Model, Mem>(space, problem.model, grid, zvalues, P, beta_R, c,
+      detail::marginal_utilities<ExecutionSpace, Real, Model, Mem>(space, problem.model, c, u_prime);
+      detail::endogenous_grid<ExecutionSpace, Real, Model, Mem>(space, problem.model, grid, zvalues, P, beta_R, u_prime,
                                                                 a_endo);
       detail::policy_on_grid<ExecutionSpace, Real, Model, Mem>(space, problem.model, grid, zvalues, a_endo, c_new,
                                                                saving);

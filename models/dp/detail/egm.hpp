@@ -22,19 +22,30 @@ KOKKOS_INLINE_FUNCTION int upper_index(Row const& v, int n, Real x) {
   return lo;
 }
 
+// u'(c(z, j)) for every (z, j): once per state, not once per (today's z, z') pair.
+template <class ExecutionSpace, class Real, class Model, class MemorySpace>
+void marginal_utilities(ExecutionSpace const& space, Model const& model, Table<const Real, MemorySpace> const& c,
+                        Table<Real, MemorySpace> const& u_prime) {
+  int const nz = int(c.extent(0)), nk = int(c.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::marginal_utility", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      KOKKOS_LAMBDA(int z, int j) { u_prime(z, j) = Real(model.marginal_utility(c(z, j))); });
+}
+
 // For each (z, j): today's assets a_endo(z, j) from which saving grid(j) satisfies the Euler
-// equation u'(c) = beta R sum_z' P(z, z') u'(c(z', j)) with equality.
+// equation u'(c) = beta R sum_z' P(z, z') u'(c(z', j)) with equality (u' from marginal_utilities).
 template <class ExecutionSpace, class Real, class Model, class MemorySpace>
 void endogenous_grid(ExecutionSpace const& space, Model const& model,
                      Kokkos::View<const Real*, MemorySpace> const& grid,
                      Kokkos::View<const Real*, MemorySpace> const& zvalues, Table<const Real, MemorySpace> const& P,
-                     Real beta_R, Table<const Real, MemorySpace> const& c, Table<Real, MemorySpace> const& a_endo) {
-  int const nz = int(c.extent(0)), nk = int(c.extent(1));
+                     Real beta_R, Table<const Real, MemorySpace> const& u_prime,
+                     Table<Real, MemorySpace> const& a_endo) {
+  int const nz = int(u_prime.extent(0)), nk = int(u_prime.extent(1));
   Kokkos::parallel_for(
       "parity::dp::endogenous_grid", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
       KOKKOS_LAMBDA(int z, int j) {
         Real emu = 0;
-        for (int zn = 0; zn < nz; ++zn) emu += P(z, zn) * Real(model.marginal_utility(c(zn, j)));
+        for (int zn = 0; zn < nz; ++zn) emu += P(z, zn) * u_prime(zn, j);
         Real const c_today = Real(model.inverse_marginal_utility(beta_R * emu));
         a_endo(z, j) = Real(model.assets_for_cash(zvalues(z), c_today + grid(j)));
       });

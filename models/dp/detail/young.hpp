@@ -44,21 +44,33 @@ bool monotone(ExecutionSpace const& space, Table<const int, MemorySpace> const& 
   return !(bad > 0);
 }
 
+// first(z, m + 1): the first i with lower(z, i) >= m, for m = -1 .. n_k (monotone lotteries). The
+// lotteries do not change while the distribution iterates, so these runs are found once per solve.
+template <class ExecutionSpace, class MemorySpace>
+void lottery_runs(ExecutionSpace const& space, Table<const int, MemorySpace> const& lower,
+                  Table<int, MemorySpace> const& first) {
+  int const nz = int(lower.extent(0)), nk = int(lower.extent(1));
+  Kokkos::parallel_for(
+      "parity::dp::lottery_runs", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk + 2}),
+      KOKKOS_LAMBDA(int z, int m1) {
+        auto const row = Kokkos::subview(lower, z, Kokkos::ALL);
+        first(z, m1) = upper_index(row, nk, m1 - 2);  // first i with lower > m - 1, m = m1 - 1
+      });
+}
+
 // The mass that grid point k receives from today's exogenous state z, summed over i in increasing
-// order. With monotone lotteries the i that reach k form two contiguous runs found by bisection;
-// otherwise every i is visited.
+// order. With monotone lotteries the i that reach k form two contiguous runs, [first(k - 1),
+// first(k)) giving 1 - weight and [first(k), first(k + 1)) giving weight; otherwise every i is
+// visited.
 template <class Real, class MemorySpace>
 KOKKOS_INLINE_FUNCTION Real lottery_mass(Table<const Real, MemorySpace> const& mu,
                                          Table<const int, MemorySpace> const& lower,
-                                         Table<const Real, MemorySpace> const& weight, bool is_monotone, int z, int k) {
+                                         Table<const Real, MemorySpace> const& weight,
+                                         Table<const int, MemorySpace> const& first, bool is_monotone, int z, int k) {
   int const nk = int(mu.extent(1));
   Real s = 0;
   if (is_monotone) {
-    auto const row = Kokkos::subview(lower, z, Kokkos::ALL);
-    // i with lower == k - 1 give 1 - weight to k; i with lower == k give weight.
-    int const a = upper_index(row, nk, k - 2);  // first i with lower >= k - 1
-    int const b = upper_index(row, nk, k - 1);  // first i with lower >= k
-    int const c = upper_index(row, nk, k);  // first i with lower > k
+    int const a = first(z, k), b = first(z, k + 1), c = first(z, k + 2);
     for (int i = a; i < b; ++i) s += mu(z, i) * (1 - weight(z, i));
     for (int i = b; i < c; ++i) s += mu(z, i) * weight(z, i);
   } else {
@@ -75,11 +87,13 @@ KOKKOS_INLINE_FUNCTION Real lottery_mass(Table<const Real, MemorySpace> const& m
 template <class ExecutionSpace, class Real, class MemorySpace>
 void lottery_masses(ExecutionSpace const& space, Table<const Real, MemorySpace> const& mu,
                     Table<const int, MemorySpace> const& lower, Table<const Real, MemorySpace> const& weight,
-                    bool is_monotone, Table<Real, MemorySpace> const& T) {
+                    Table<const int, MemorySpace> const& first, bool is_monotone, Table<Real, MemorySpace> const& T) {
   int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
   Kokkos::parallel_for(
       "parity::dp::lottery_mass", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int k) { T(z, k) = lottery_mass<Real, MemorySpace>(mu, lower, weight, is_monotone, z, k); });
+      KOKKOS_LAMBDA(int z, int k) {
+        T(z, k) = lottery_mass<Real, MemorySpace>(mu, lower, weight, first, is_monotone, z, k);
+      });
 }
 
 // mu_next(z', k) = sum_z P(z, z') T(z, k), in the order of z, and max |mu_next - mu| into `change`
