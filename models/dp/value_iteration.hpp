@@ -34,35 +34,18 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
   static_assert(detail::check_grid_choice_model<Model, Real>());
   validate(problem, opt);
   using Mem = typename ExecutionSpace::memory_space;
-  using Table = detail::Table<Real, Mem>;
   int const nz = int(problem.exogenous.size()), nk = int(problem.grid.size());
   Real const beta = Real(problem.beta);
 
-  Kokkos::View<Real*, Mem> grid(Kokkos::view_alloc(space, "parity::dp::grid"), nk);
-  Kokkos::View<Real*, Mem> zvalues(Kokkos::view_alloc(space, "parity::dp::exogenous_values"), nz);
-  Table P(Kokkos::view_alloc(space, "parity::dp::transition"), nz, nz);
-  Table V(Kokkos::view_alloc(space, "parity::dp::value"), nz, nk);
-  Table TV(Kokkos::view_alloc(space, "parity::dp::bellman_value"), nz, nk);
-  Table EV(Kokkos::view_alloc(space, "parity::dp::expected_value"), nz, nk);
-  Table R(Kokkos::view_alloc(space, "parity::dp::reward_at_policy"), nz, nk);
-  detail::Table<int, Mem> policy(Kokkos::view_alloc(space, "parity::dp::policy"), nz, nk);
-  {
-    auto g = Kokkos::create_mirror_view(grid);
-    auto zv = Kokkos::create_mirror_view(zvalues);
-    auto p = Kokkos::create_mirror_view(P);
-    auto v = Kokkos::create_mirror_view(V);
-    for (int i = 0; i < nk; ++i) g(i) = Real(problem.grid[i]);
-    for (int z = 0; z < nz; ++z) {
-      zv(z) = Real(problem.exogenous.values[z]);
-      for (int zn = 0; zn < nz; ++zn) p(z, zn) = Real(problem.exogenous.probability(z, zn));
-      for (int i = 0; i < nk; ++i) v(z, i) = opt.initial_value.empty() ? Real(0) : Real(opt.initial_value[z * nk + i]);
-    }
-    Kokkos::deep_copy(space, grid, g);
-    Kokkos::deep_copy(space, zvalues, zv);
-    Kokkos::deep_copy(space, P, p);
-    Kokkos::deep_copy(space, V, v);
-    space.fence("parity::dp::upload");
-  }
+  detail::GridChoiceTables<Real, Mem> tables(space, problem, opt.initial_value);
+  auto const& grid = tables.grid;
+  auto const& zvalues = tables.zvalues;
+  auto const& P = tables.P;
+  auto const& EV = tables.EV;
+  auto const& R = tables.R;
+  auto const& policy = tables.policy;
+  auto& V = tables.V;
+  auto& TV = tables.TV;
   detail::Objective<Real, Model, Mem> const f{problem.model, grid, EV, beta};
 
   Result r;

@@ -3,6 +3,7 @@
 // Markov chain, the Bellman update with its maximisation, the policy-evaluation (Howard) step, and
 // the spread of TV - V. Each reads and writes whole tables; value_iteration.hpp sequences them.
 #include <Kokkos_Core.hpp>
+#include <vector>
 
 #include "models/dp/options.hpp"
 
@@ -10,6 +11,44 @@ namespace parity::dp::detail {
 
 template <class Real, class MemorySpace>
 using Table = Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace>;
+
+// The device tables of a grid-choice solve, with the problem and the starting V (n_z x n_k
+// row-major; empty: zero) uploaded. Value iteration and backward induction share them.
+template <class Real, class MemorySpace>
+struct GridChoiceTables {
+  Kokkos::View<Real*, MemorySpace> grid, zvalues;
+  Table<Real, MemorySpace> P, V, TV, EV, R;  // R: the reward at the policy
+  Table<int, MemorySpace> policy;
+
+  template <class ExecutionSpace, class Model>
+  GridChoiceTables(ExecutionSpace const& space, GridChoiceProblem<Model> const& problem,
+                   std::vector<double> const& initial_value) {
+    int const nz = int(problem.exogenous.size()), nk = int(problem.grid.size());
+    grid = Kokkos::View<Real*, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::grid"), nk);
+    zvalues = Kokkos::View<Real*, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::exogenous_values"), nz);
+    P = Table<Real, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::transition"), nz, nz);
+    V = Table<Real, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::value"), nz, nk);
+    TV = Table<Real, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::bellman_value"), nz, nk);
+    EV = Table<Real, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::expected_value"), nz, nk);
+    R = Table<Real, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::reward_at_policy"), nz, nk);
+    policy = Table<int, MemorySpace>(Kokkos::view_alloc(space, "parity::dp::policy"), nz, nk);
+    auto g = Kokkos::create_mirror_view(grid);
+    auto zv = Kokkos::create_mirror_view(zvalues);
+    auto p = Kokkos::create_mirror_view(P);
+    auto v = Kokkos::create_mirror_view(V);
+    for (int i = 0; i < nk; ++i) g(i) = Real(problem.grid[i]);
+    for (int z = 0; z < nz; ++z) {
+      zv(z) = Real(problem.exogenous.values[z]);
+      for (int zn = 0; zn < nz; ++zn) p(z, zn) = Real(problem.exogenous.probability(z, zn));
+      for (int i = 0; i < nk; ++i) v(z, i) = initial_value.empty() ? Real(0) : Real(initial_value[z * nk + i]);
+    }
+    Kokkos::deep_copy(space, grid, g);
+    Kokkos::deep_copy(space, zvalues, zv);
+    Kokkos::deep_copy(space, P, p);
+    Kokkos::deep_copy(space, V, v);
+    space.fence("parity::dp::upload");
+  }
+};
 
 // EV(z, j) = sum_z' P(z, z') V(z', j), summed in the order of z' (the same on every backend).
 template <class ExecutionSpace, class Real, class MemorySpace>
