@@ -160,6 +160,10 @@ class Command final : public cli::Command {
                  {"euler_error_max_log10", res.euler_error_max},
                  {"euler_error_mean_log10", res.euler_error_mean},
                  {"residual_history", res.residual_history}};
+    // The compulsory memory traffic of the sweeps, for the comparison runner's bandwidth floor:
+    // each sweep reads V and writes TV and the policy at least once (the expectation, the search
+    // and the sup norm re-read them from cache at best); Howard steps are not counted.
+    r.results["work"] = {{"bytes", double(res.iterations) * cells * (2 * real + 4)}, {"phase", "parity::dp::bellman"}};
     if (context.output) {
       auto& out = *context.output;
       std::size_t const nz = res.productivity.size(), nk = res.capital.size();
