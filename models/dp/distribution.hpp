@@ -90,6 +90,11 @@ DistributionResult stationary_distribution(ExecutionSpace const& space, std::vec
   bool const is_monotone = detail::monotone<ExecutionSpace, Mem>(space, lower);
   detail::Table<int, Mem> first(Kokkos::view_alloc(space, "parity::dp::lottery_runs"), nz, is_monotone ? nk + 2 : 0);
   if (is_monotone) detail::lottery_runs<ExecutionSpace, Mem>(space, lower, first);
+  // Runs long enough to be worth the block sums' two extra kernels per step.
+  bool const blocked =
+      is_monotone && detail::longest_run<ExecutionSpace, Mem>(space, first) >= 4 * detail::lottery_block;
+  detail::LotteryBlocks<Real, Mem> blocks;
+  if (blocked) blocks = detail::LotteryBlocks<Real, Mem>(space, nz, nk);
 
   DistributionResult r;
   Kokkos::Timer timer;
@@ -101,7 +106,8 @@ DistributionResult stationary_distribution(ExecutionSpace const& space, std::vec
   int const check = 8;
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::distribution");
   for (int it = 1; it <= opt.max_iterations; ++it) {
-    detail::lottery_masses<ExecutionSpace, Real, Mem>(space, mu, lower, weight, first, is_monotone, T);
+    if (blocked) detail::lottery_block_sums<ExecutionSpace, Real, Mem>(space, mu, weight, blocks);
+    detail::lottery_masses<ExecutionSpace, Real, Mem>(space, mu, lower, weight, first, is_monotone, blocked, blocks, T);
     detail::move_exogenous<ExecutionSpace, Real, Mem>(space, P, T, mu, mu_next, change);
     std::swap(mu, mu_next);
     r.iterations = it;

@@ -12,6 +12,19 @@ namespace parity::dp::detail {
 template <class Real, class MemorySpace>
 using Table = Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace>;
 
+// The (z, i) cells of an n_z x n_k table as a 2-D range. On host backends Kokkos tiles an
+// MDRange by 2 in every dimension but the last, which it takes whole: n_z x n_k would make only
+// n_z / 2 tiles, so at most n_z / 2 threads would work. Rows of 128 cells give every thread work;
+// GPU backends keep their own tiling. Each cell's work is independent, so results do not change.
+template <class ExecutionSpace>
+auto cells(ExecutionSpace const& space, int nz, int nk) {
+  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>;
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible)
+    return Policy(space, {0, 0}, {nz, nk}, {1, 128});
+  else
+    return Policy(space, {0, 0}, {nz, nk});
+}
+
 // The device tables of a grid-choice solve, with the problem and the starting V (n_z x n_k
 // row-major; empty: zero) uploaded. Value iteration and backward induction share them.
 template <class Real, class MemorySpace>
@@ -56,8 +69,7 @@ void expected_value(ExecutionSpace const& space, Table<const Real, MemorySpace> 
                     Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& EV) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::expected_value", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int j) {
+      "parity::dp::expected_value", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int j) {
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
         EV(z, j) = s;
@@ -136,21 +148,17 @@ void bellman_update(ExecutionSpace const& space, Objective<Real, Model, MemorySp
   };
   if (!monotone) {
     Kokkos::parallel_for(
-        "parity::dp::bellman_update", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-        KOKKOS_LAMBDA(int z, int i) { update(z, i, 0, nk - 1); });
+        "parity::dp::bellman_update", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) { update(z, i, 0, nk - 1); });
     return;
   }
   long const N = nk - 1;
   Kokkos::parallel_for(
-      "parity::dp::bellman_update_monotone",
-      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, 2}),
+      "parity::dp::bellman_update_monotone", cells(space, nz, 2),
       KOKKOS_LAMBDA(int z, int end) { update(z, end == 0 ? 0 : int(N), 0, nk - 1); });
   for (int level = 1; (1L << (level - 1)) < N; ++level) {
     int const points = int(1L << (level - 1));
     Kokkos::parallel_for(
-        "parity::dp::bellman_update_monotone",
-        Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, points}),
-        KOKKOS_LAMBDA(int z, int q) {
+        "parity::dp::bellman_update_monotone", cells(space, nz, points), KOKKOS_LAMBDA(int z, int q) {
           int const a = int((2L * q) * N >> level), b = int((2L * q + 2) * N >> level);
           int const i = int((2L * q + 1) * N >> level);
           if (i == a || i == b) return;  // computed at an earlier level
@@ -166,8 +174,7 @@ void howard_step(ExecutionSpace const& space, Table<const Real, MemorySpace> con
                  Real beta, Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& Vnext) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::policy_evaluation", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int i) {
+      "parity::dp::policy_evaluation", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) {
         int const j = policy(z, i);
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
@@ -183,7 +190,7 @@ void difference_range(ExecutionSpace const& space, Table<const Real, MemorySpace
   Real mn, mx;
   int bad = 0;  // the Max reducer starts from its identity, INT_MIN, where no thread sets it
   Kokkos::parallel_reduce(
-      "parity::dp::difference_range", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      "parity::dp::difference_range", cells(space, nz, nk),
       KOKKOS_LAMBDA(int z, int i, Real& lmin, Real& lmax, int& lbad) {
         Real const d = TV(z, i) - V(z, i);
         if (!(d == d) || Kokkos::isinf(d) || Kokkos::isinf(TV(z, i))) lbad = 1;
@@ -201,8 +208,7 @@ template <class ExecutionSpace, class Real, class MemorySpace>
 void shift(ExecutionSpace const& space, Table<Real, MemorySpace> const& V, Real s) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::shift", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int i) { V(z, i) += s; });
+      "parity::dp::shift", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) { V(z, i) += s; });
 }
 
 }  // namespace parity::dp::detail

@@ -28,7 +28,7 @@ void marginal_utilities(ExecutionSpace const& space, Model const& model, Table<c
                         Table<Real, MemorySpace> const& u_prime) {
   int const nz = int(c.extent(0)), nk = int(c.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::marginal_utility", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      "parity::dp::marginal_utility", cells(space, nz, nk),
       KOKKOS_LAMBDA(int z, int j) { u_prime(z, j) = Real(model.marginal_utility(c(z, j))); });
 }
 
@@ -42,8 +42,7 @@ void endogenous_grid(ExecutionSpace const& space, Model const& model,
                      Table<Real, MemorySpace> const& a_endo) {
   int const nz = int(u_prime.extent(0)), nk = int(u_prime.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::endogenous_grid", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int j) {
+      "parity::dp::endogenous_grid", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int j) {
         Real emu = 0;
         for (int zn = 0; zn < nz; ++zn) emu += P(z, zn) * u_prime(zn, j);
         Real const c_today = Real(model.inverse_marginal_utility(beta_R * emu));
@@ -59,8 +58,7 @@ void policy_on_grid(ExecutionSpace const& space, Model const& model, Kokkos::Vie
                     Table<Real, MemorySpace> const& c_new, Table<Real, MemorySpace> const& saving) {
   int const nz = int(c_new.extent(0)), nk = int(c_new.extent(1));
   Kokkos::parallel_for(
-      "parity::dp::policy_on_grid", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
-      KOKKOS_LAMBDA(int z, int i) {
+      "parity::dp::policy_on_grid", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) {
         Real const a = grid(i);
         auto const row = Kokkos::subview(a_endo, z, Kokkos::ALL);
         Real a_next;
@@ -87,7 +85,7 @@ void egm_residual(ExecutionSpace const& space, Table<const Real, MemorySpace> co
   Real r = 0;
   int bad = 0;
   Kokkos::parallel_reduce(
-      "parity::dp::egm_residual", Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {nz, nk}),
+      "parity::dp::egm_residual", cells(space, nz, nk),
       KOKKOS_LAMBDA(int z, int i, Real& lr, int& lbad) {
         Real const d = Kokkos::fabs(c_new(z, i) - c(z, i));
         if (!(d == d) || Kokkos::isinf(d) || !(c_new(z, i) > 0)) lbad = 1;
