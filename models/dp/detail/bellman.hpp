@@ -3,6 +3,7 @@
 // Markov chain, the Bellman update with its maximisation, the policy-evaluation (Howard) step, and
 // the spread of TV - V. Each reads and writes whole tables; value_iteration.hpp sequences them.
 #include <Kokkos_Core.hpp>
+#include <string>
 #include <vector>
 
 #include "models/dp/options.hpp"
@@ -12,17 +13,35 @@ namespace parity::dp::detail {
 template <class Real, class MemorySpace>
 using Table = Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace>;
 
-// The (z, i) cells of an n_z x n_k table as a 2-D range. On host backends Kokkos tiles an
-// MDRange by 2 in every dimension but the last, which it takes whole: n_z x n_k would make only
-// n_z / 2 tiles, so at most n_z / 2 threads would work. Rows of 128 cells give every thread work;
-// GPU backends keep their own tiling. Each cell's work is independent, so results do not change.
-template <class ExecutionSpace>
-auto cells(ExecutionSpace const& space, int nz, int nk) {
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>;
-  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible)
-    return Policy(space, {0, 0}, {nz, nk}, {1, 128});
-  else
-    return Policy(space, {0, 0}, {nz, nk});
+// Kernels over the (z, i) cells of an n_z x n_k table run as one flat range, at = z n_k + i. A
+// 2-D MDRange would leave host threads idle (Kokkos tiles the outer extent by 2 and takes the inner
+// one whole: n_z / 2 tiles) and reduces slowly on GPUs (a fixed grid of blocks walking tiles).
+// Each cell's work is independent and the reductions are min and max, so results do not depend
+// on the order.
+template <class F>
+struct OnCells {
+  F f;
+  int nk;
+  KOKKOS_FUNCTION void operator()(int at) const { f(at / nk, at % nk); }
+};
+
+template <class F, class... Value>
+struct ReduceOnCells {
+  F f;
+  int nk;
+  KOKKOS_FUNCTION void operator()(int at, Value&... v) const { f(at / nk, at % nk, v...); }
+};
+
+template <class ExecutionSpace, class F>
+void for_cells(std::string const& label, ExecutionSpace const& space, int nz, int nk, F const& f) {
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecutionSpace>(space, 0, nz * nk), OnCells<F>{f, nk});
+}
+
+template <class ExecutionSpace, class F, class... Reducer>
+void reduce_cells(std::string const& label, ExecutionSpace const& space, int nz, int nk, F const& f,
+                  Reducer const&... reducers) {
+  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecutionSpace>(space, 0, nz * nk),
+                          ReduceOnCells<F, typename Reducer::value_type...>{f, nk}, reducers...);
 }
 
 // The device tables of a grid-choice solve, with the problem and the starting V (n_z x n_k
@@ -68,8 +87,8 @@ template <class ExecutionSpace, class Real, class MemorySpace>
 void expected_value(ExecutionSpace const& space, Table<const Real, MemorySpace> const& P,
                     Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& EV) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::expected_value", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int j) {
+  for_cells(
+      "parity::dp::expected_value", space, nz, nk, KOKKOS_LAMBDA(int z, int j) {
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
         EV(z, j) = s;
@@ -147,18 +166,18 @@ void bellman_update(ExecutionSpace const& space, Objective<Real, Model, MemorySp
     reward_at_policy(z, i) = f.reward(zv, k, j);
   };
   if (!monotone) {
-    Kokkos::parallel_for(
-        "parity::dp::bellman_update", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) { update(z, i, 0, nk - 1); });
+    for_cells(
+        "parity::dp::bellman_update", space, nz, nk, KOKKOS_LAMBDA(int z, int i) { update(z, i, 0, nk - 1); });
     return;
   }
   long const N = nk - 1;
-  Kokkos::parallel_for(
-      "parity::dp::bellman_update_monotone", cells(space, nz, 2),
+  for_cells(
+      "parity::dp::bellman_update_monotone", space, nz, 2,
       KOKKOS_LAMBDA(int z, int end) { update(z, end == 0 ? 0 : int(N), 0, nk - 1); });
   for (int level = 1; (1L << (level - 1)) < N; ++level) {
     int const points = int(1L << (level - 1));
-    Kokkos::parallel_for(
-        "parity::dp::bellman_update_monotone", cells(space, nz, points), KOKKOS_LAMBDA(int z, int q) {
+    for_cells(
+        "parity::dp::bellman_update_monotone", space, nz, points, KOKKOS_LAMBDA(int z, int q) {
           int const a = int((2L * q) * N >> level), b = int((2L * q + 2) * N >> level);
           int const i = int((2L * q + 1) * N >> level);
           if (i == a || i == b) return;  // computed at an earlier level
@@ -173,8 +192,8 @@ void howard_step(ExecutionSpace const& space, Table<const Real, MemorySpace> con
                  Table<const int, MemorySpace> const& policy, Table<const Real, MemorySpace> const& reward_at_policy,
                  Real beta, Table<const Real, MemorySpace> const& V, Table<Real, MemorySpace> const& Vnext) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::policy_evaluation", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) {
+  for_cells(
+      "parity::dp::policy_evaluation", space, nz, nk, KOKKOS_LAMBDA(int z, int i) {
         int const j = policy(z, i);
         Real s = 0;
         for (int zn = 0; zn < nz; ++zn) s += P(z, zn) * V(zn, j);
@@ -189,8 +208,8 @@ void difference_range(ExecutionSpace const& space, Table<const Real, MemorySpace
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
   Real mn, mx;
   int bad = 0;  // the Max reducer starts from its identity, INT_MIN, where no thread sets it
-  Kokkos::parallel_reduce(
-      "parity::dp::difference_range", cells(space, nz, nk),
+  reduce_cells(
+      "parity::dp::difference_range", space, nz, nk,
       KOKKOS_LAMBDA(int z, int i, Real& lmin, Real& lmax, int& lbad) {
         Real const d = TV(z, i) - V(z, i);
         if (!(d == d) || Kokkos::isinf(d) || Kokkos::isinf(TV(z, i))) lbad = 1;
@@ -207,8 +226,8 @@ void difference_range(ExecutionSpace const& space, Table<const Real, MemorySpace
 template <class ExecutionSpace, class Real, class MemorySpace>
 void shift(ExecutionSpace const& space, Table<Real, MemorySpace> const& V, Real s) {
   int const nz = int(V.extent(0)), nk = int(V.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::shift", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) { V(z, i) += s; });
+  for_cells(
+      "parity::dp::shift", space, nz, nk, KOKKOS_LAMBDA(int z, int i) { V(z, i) += s; });
 }
 
 }  // namespace parity::dp::detail

@@ -27,8 +27,8 @@ template <class ExecutionSpace, class Real, class Model, class MemorySpace>
 void marginal_utilities(ExecutionSpace const& space, Model const& model, Table<const Real, MemorySpace> const& c,
                         Table<Real, MemorySpace> const& u_prime) {
   int const nz = int(c.extent(0)), nk = int(c.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::marginal_utility", cells(space, nz, nk),
+  for_cells(
+      "parity::dp::marginal_utility", space, nz, nk,
       KOKKOS_LAMBDA(int z, int j) { u_prime(z, j) = Real(model.marginal_utility(c(z, j))); });
 }
 
@@ -41,8 +41,8 @@ void endogenous_grid(ExecutionSpace const& space, Model const& model,
                      Real beta_R, Table<const Real, MemorySpace> const& u_prime,
                      Table<Real, MemorySpace> const& a_endo) {
   int const nz = int(u_prime.extent(0)), nk = int(u_prime.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::endogenous_grid", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int j) {
+  for_cells(
+      "parity::dp::endogenous_grid", space, nz, nk, KOKKOS_LAMBDA(int z, int j) {
         Real emu = 0;
         for (int zn = 0; zn < nz; ++zn) emu += P(z, zn) * u_prime(zn, j);
         Real const c_today = Real(model.inverse_marginal_utility(beta_R * emu));
@@ -57,8 +57,8 @@ void policy_on_grid(ExecutionSpace const& space, Model const& model, Kokkos::Vie
                     Kokkos::View<const Real*, MemorySpace> const& zvalues, Table<const Real, MemorySpace> const& a_endo,
                     Table<Real, MemorySpace> const& c_new, Table<Real, MemorySpace> const& saving) {
   int const nz = int(c_new.extent(0)), nk = int(c_new.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::policy_on_grid", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) {
+  for_cells(
+      "parity::dp::policy_on_grid", space, nz, nk, KOKKOS_LAMBDA(int z, int i) {
         Real const a = grid(i);
         auto const row = Kokkos::subview(a_endo, z, Kokkos::ALL);
         Real a_next;
@@ -84,8 +84,8 @@ void egm_residual(ExecutionSpace const& space, Table<const Real, MemorySpace> co
   int const nz = int(c.extent(0)), nk = int(c.extent(1));
   Real r = 0;
   int bad = 0;
-  Kokkos::parallel_reduce(
-      "parity::dp::egm_residual", cells(space, nz, nk),
+  reduce_cells(
+      "parity::dp::egm_residual", space, nz, nk,
       KOKKOS_LAMBDA(int z, int i, Real& lr, int& lbad) {
         Real const d = Kokkos::fabs(c_new(z, i) - c(z, i));
         if (!(d == d) || Kokkos::isinf(d) || !(c_new(z, i) > 0)) lbad = 1;

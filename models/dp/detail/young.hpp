@@ -17,8 +17,8 @@ void lotteries(ExecutionSpace const& space, Kokkos::View<const Real*, MemorySpac
                Table<const Real, MemorySpace> const& saving, Table<int, MemorySpace> const& lower,
                Table<Real, MemorySpace> const& weight) {
   int const nz = int(saving.extent(0)), nk = int(saving.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::lotteries", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int i) {
+  for_cells(
+      "parity::dp::lotteries", space, nz, nk, KOKKOS_LAMBDA(int z, int i) {
         Real a = saving(z, i);
         a = a < grid(0) ? grid(0) : (a > grid(nk - 1) ? grid(nk - 1) : a);
         int j = upper_index(grid, nk, a) - 1;  // grid(j) <= a < grid(j+1)
@@ -33,8 +33,8 @@ template <class ExecutionSpace, class MemorySpace>
 bool monotone(ExecutionSpace const& space, Table<const int, MemorySpace> const& lower) {
   int const nz = int(lower.extent(0)), nk = int(lower.extent(1));
   int bad = 0;
-  Kokkos::parallel_reduce(
-      "parity::dp::monotone_lotteries", cells(space, nz, nk - 1),
+  reduce_cells(
+      "parity::dp::monotone_lotteries", space, nz, nk - 1,
       KOKKOS_LAMBDA(int z, int i, int& lbad) {
         if (lower(z, i + 1) < lower(z, i)) lbad = 1;
       },
@@ -48,8 +48,8 @@ template <class ExecutionSpace, class MemorySpace>
 void lottery_runs(ExecutionSpace const& space, Table<const int, MemorySpace> const& lower,
                   Table<int, MemorySpace> const& first) {
   int const nz = int(lower.extent(0)), nk = int(lower.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::lottery_runs", cells(space, nz, nk + 2), KOKKOS_LAMBDA(int z, int m1) {
+  for_cells(
+      "parity::dp::lottery_runs", space, nz, nk + 2, KOKKOS_LAMBDA(int z, int m1) {
         auto const row = Kokkos::subview(lower, z, Kokkos::ALL);
         first(z, m1) = upper_index(row, nk, m1 - 2);  // first i with lower > m - 1, m = m1 - 1
       });
@@ -60,8 +60,8 @@ template <class ExecutionSpace, class MemorySpace>
 int longest_run(ExecutionSpace const& space, Table<const int, MemorySpace> const& first) {
   int const nz = int(first.extent(0)), nm = int(first.extent(1)) - 1;
   int longest = 0;
-  Kokkos::parallel_reduce(
-      "parity::dp::longest_lottery_run", cells(space, nz, nm),
+  reduce_cells(
+      "parity::dp::longest_lottery_run", space, nz, nm,
       KOKKOS_LAMBDA(int z, int m, int& l) {
         int const n = first(z, m + 1) - first(z, m);
         l = n > l ? n : l;
@@ -98,8 +98,8 @@ void lottery_block_sums(ExecutionSpace const& space, Table<const Real, MemorySpa
                         Table<const Real, MemorySpace> const& weight, LotteryBlocks<Real, MemorySpace> const& b) {
   int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
   int const nb = int(b.up.extent(1)), ns = int(b.up_super.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::lottery_block_sums", cells(space, nz, nb), KOKKOS_LAMBDA(int z, int q) {
+  for_cells(
+      "parity::dp::lottery_block_sums", space, nz, nb, KOKKOS_LAMBDA(int z, int q) {
         int const end = (q + 1) * lottery_block < nk ? (q + 1) * lottery_block : nk;
         Real u = 0, d = 0;
         for (int i = q * lottery_block; i < end; ++i) {
@@ -109,8 +109,8 @@ void lottery_block_sums(ExecutionSpace const& space, Table<const Real, MemorySpa
         b.up(z, q) = u;
         b.down(z, q) = d;
       });
-  Kokkos::parallel_for(
-      "parity::dp::lottery_superblock_sums", cells(space, nz, ns), KOKKOS_LAMBDA(int z, int q) {
+  for_cells(
+      "parity::dp::lottery_superblock_sums", space, nz, ns, KOKKOS_LAMBDA(int z, int q) {
         int const end = (q + 1) * lottery_block < nb ? (q + 1) * lottery_block : nb;
         Real u = 0, d = 0;
         for (int j = q * lottery_block; j < end; ++j) {
@@ -174,8 +174,8 @@ void lottery_masses(ExecutionSpace const& space, Table<const Real, MemorySpace> 
                     Table<const int, MemorySpace> const& first, bool is_monotone, bool blocked,
                     LotteryBlocks<Real, MemorySpace> const& b, Table<Real, MemorySpace> const& T) {
   int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
-  Kokkos::parallel_for(
-      "parity::dp::lottery_mass", cells(space, nz, nk), KOKKOS_LAMBDA(int z, int k) {
+  for_cells(
+      "parity::dp::lottery_mass", space, nz, nk, KOKKOS_LAMBDA(int z, int k) {
         T(z, k) = lottery_mass<Real, MemorySpace>(mu, lower, weight, first, is_monotone, blocked, b, z, k);
       });
 }
@@ -187,8 +187,8 @@ void move_exogenous(ExecutionSpace const& space, Table<const Real, MemorySpace> 
                     Table<const Real, MemorySpace> const& T, Table<const Real, MemorySpace> const& mu,
                     Table<Real, MemorySpace> const& mu_next, Kokkos::View<Real, MemorySpace> const& change) {
   int const nz = int(mu.extent(0)), nk = int(mu.extent(1));
-  Kokkos::parallel_reduce(
-      "parity::dp::move_exogenous", cells(space, nz, nk),
+  reduce_cells(
+      "parity::dp::move_exogenous", space, nz, nk,
       KOKKOS_LAMBDA(int zn, int k, Real& lmax) {
         Real m = 0;
         for (int z = 0; z < nz; ++z) m += P(z, zn) * T(z, k);
