@@ -2,45 +2,34 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "models/aiyagari/entry.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/run/errors.hpp"
 
 namespace parity::aiyagari {
 namespace {
 
-// The option of each library parameter, so a library message names what the user typed.
-std::map<std::string, std::string> const option_of = {
-    {"crra", "--crra"},
-    {"beta", "--beta"},
-    {"rho", "--rho"},
-    {"sigma", "--sigma"},
-    {"income_states", "--income-states"},
-    {"tauchen_width", "--tauchen-width"},
-    {"alpha", "--alpha"},
-    {"delta", "--delta"},
-    {"borrowing_limit", "--borrowing-limit"},
-    {"asset_points", "--asset-points"},
-    {"asset_max", "--asset-max"},
-    {"grid_curvature", "--grid-curvature"},
-    {"rate_tol", "--tol"},
-    {"policy_tol", "--policy-tol"},
-    {"distribution_tol", "--distribution-tol"},
-    {"max_iter", "--max-iter"},
-};
-
-// "beta must lie in (0, 1)" -> "--beta must lie in (0, 1)"; "raise asset_max" -> "raise --asset-max".
-std::string in_option_words(std::string message) {
-  for (auto const& [name, option] : option_of) {
-    if (message.rfind(name + " ", 0) == 0) message = option + message.substr(name.size());
-    for (auto at = message.find("raise " + name); at != std::string::npos; at = message.find("raise " + name))
-      message.replace(at + 6, name.size(), option);
-  }
-  return message;
-}
+// The option of each library parameter, so a library message names what the user typed
+// ("asset_max must exceed borrowing_limit" -> "--asset-max must exceed --borrowing-limit").
+cli::OptionNames const option_names = {{"crra"},
+                                       {"beta"},
+                                       {"rho"},
+                                       {"sigma"},
+                                       {"income_states"},
+                                       {"tauchen_width"},
+                                       {"alpha"},
+                                       {"delta"},
+                                       {"borrowing_limit"},
+                                       {"asset_points"},
+                                       {"asset_max"},
+                                       {"grid_curvature"},
+                                       {"rate_tol", "--tol"},
+                                       {"policy_tol"},
+                                       {"distribution_tol"},
+                                       {"max_iter"}};
 
 class Command final : public cli::Command {
  public:
@@ -123,7 +112,7 @@ class Command final : public cli::Command {
     try {
       validate(p);
     } catch (InvalidInput const& e) {
-      throw InvalidInput(in_option_words(e.what()));
+      throw InvalidInput(option_names.in_option_words(e.what()));
     }
     double const cells = double(p.income_states) * p.asset_points;
     double const real = context.precision == Precision::f32 ? 4 : 8;
@@ -156,7 +145,7 @@ class Command final : public cli::Command {
     try {
       res = run(p, context.precision, context.progress, r.phases);
     } catch (InvalidInput const& e) {
-      throw InvalidInput(in_option_words(e.what()));
+      throw InvalidInput(option_names.in_option_words(e.what()));
     }
     r.timing_note =
         "each phase: wall time between two fences of the execution space; egm_sweep: one sweep of the endogenous "

@@ -13,6 +13,7 @@
 #include "models/cubature/entry.hpp"
 #include "models/cubature/params.hpp"
 #include "parity/cli/numbers.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/cli/sweep.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/ranks.hpp"
@@ -20,8 +21,11 @@
 namespace parity::cubature {
 namespace {
 
+// The option of each field of Params that validate() names.
+cli::OptionNames const option_names = {{"integrand"}, {"dim"}, {"lower"}, {"upper"}, {"a"}, {"u"}};
+
 nlohmann::json parameters_json(Params const& p) {
-  Problem const q = validate(p);
+  Problem const q = validate(p, option_names);
   auto const& o = p.options;
   return {{"integrand", p.integrand},
           {"dim", p.dim},
@@ -271,7 +275,9 @@ class Command final : public cli::Command {
     std::vector<Params> cases(sweep.n, params_);
     for (int k = 0; k < sweep.n; ++k) {
       (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
-      validate(cases[k], sweep.name == "a" ? "--sweep " + sweep_text_ : std::string("--a"));
+      validate(cases[k], [&](std::string const& field) {
+        return field == "a" && sweep.name == "a" ? "--sweep " + sweep_text_ : option_names(field);
+      });
     }
     auto r = run_cases(context, cases, "sweep", true);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};

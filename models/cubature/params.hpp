@@ -8,6 +8,7 @@
 #include "models/cubature/genz.hpp"
 #include "models/cubature/options.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/parameter_name.hpp"
 
 namespace parity::cubature {
 
@@ -35,40 +36,42 @@ struct Problem {
 };
 
 // Checks everything a user can get wrong and returns the expanded problem; messages name the
-// command-line options. a_option names where the a_i come from (--a, or a --sweep of a).
-inline Problem validate(Params const& p, std::string const& a_option = "--a") {
+// fields of Params (`dim`, `lower`) through `name` (the command passes the options: --dim, or
+// --sweep for the a_i it sweeps).
+inline Problem validate(Params const& p, ParameterName name = field_name) {
   auto const family = parse_family(p.integrand);
   std::string names;
   for (Family f : all_families) names += std::string(names.empty() ? "" : ", ") + to_string(f);
   for (Family f : paper_families) names += std::string(", ") + to_string(f);
-  require(family.has_value(), "--integrand " + p.integrand + ": unknown integrand (known: " + names + ")");
-  require(p.dim >= 1 && p.dim <= max_dim,
-          "--dim " + std::to_string(p.dim) + ": the dimension must be in [1, " + std::to_string(max_dim) + "]");
+  require(family.has_value(), name("integrand") + " " + p.integrand + ": unknown integrand (known: " + names + ")");
+  std::string const dim = name("dim") + " " + std::to_string(p.dim);
+  require(p.dim >= 1 && p.dim <= max_dim, dim + ": the dimension must be in [1, " + std::to_string(max_dim) + "]");
   auto check_len = [&](std::vector<double> const& v, std::string const& what) {
     require(v.size() <= 1 || int(v.size()) == p.dim, what + " needs one value or " + std::to_string(p.dim) +
-                                                         " values (--dim " + std::to_string(p.dim) + "; got " +
-                                                         std::to_string(v.size()) + ")");
+                                                         " values (" + dim + "; got " + std::to_string(v.size()) + ")");
   };
-  check_len(p.lower, "--lower");
-  check_len(p.upper, "--upper");
-  check_len(p.a, a_option);
-  check_len(p.u, "--u");
-  require(!p.lower.empty() && !p.upper.empty(), "--lower and --upper need at least one value");
+  std::string const bounds = name("lower") + ", " + name("upper");
+  check_len(p.lower, name("lower"));
+  check_len(p.upper, name("upper"));
+  check_len(p.a, name("a"));
+  check_len(p.u, name("u"));
+  require(!p.lower.empty() && !p.upper.empty(), name("lower") + " and " + name("upper") + " need at least one value");
   Problem q{*family, expand(p.lower, p.dim, 0.0), expand(p.upper, p.dim, 1.0), expand(p.a, p.dim, default_a(*family)),
             expand(p.u, p.dim, 0.5)};
   for (int i = 0; i < p.dim; ++i)
-    require(q.lower[i] < q.upper[i],
-            "--lower, --upper: the lower bound must be below the upper bound in every "
-            "dimension (dimension " +
-                std::to_string(i + 1) + ": " + std::to_string(q.lower[i]) + " >= " + std::to_string(q.upper[i]) + ")");
+    require(q.lower[i] < q.upper[i], bounds +
+                                         ": the lower bound must be below the upper bound in every "
+                                         "dimension (dimension " +
+                                         std::to_string(i + 1) + ": " + std::to_string(q.lower[i]) +
+                                         " >= " + std::to_string(q.upper[i]) + ")");
   if (is_paper(*family))
     for (int i = 0; i < p.dim; ++i)
       require(q.lower[i] == 0.0 && q.upper[i] == 1.0,
-              "--lower, --upper: " + p.integrand + " is defined on the unit cube [0,1]^n only (leave them out)");
+              bounds + ": " + p.integrand + " is defined on the unit cube [0,1]^n only (leave them out)");
   try {
     validate_genz(q.family, q.a, q.u, q.lower, q.upper);
   } catch (InvalidInput const& e) {  // only the a_i can be wrong here: u_i are finite and free
-    throw InvalidInput(a_option + ": " + e.what());
+    throw InvalidInput(name("a") + ": " + e.what());
   }
   validate(q.lower, q.upper, p.tolerances, p.options);
   return q;

@@ -2,11 +2,9 @@
 #include "models/dual_control/command.hpp"
 #include "parity/run/checkpoint.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "models/dual_control/entry.hpp"
 #include "models/dual_control/params.hpp"
 #include "parity/cli/numbers.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/ranks.hpp"
@@ -32,17 +31,11 @@ State parse_state(std::string const& text, std::string const& option) {
 
 // The option that sets a field of Params, for validate()'s messages: "--" and the field with
 // dashes (sigma_eps: --sigma-eps), but for the fields set together by one option.
-std::string option_name(std::string const& field) {
-  static std::map<std::string, std::string> const together = {{"nx,nmu,nsigma", "--grid"},
-                                                              {"x_lo,x_hi", "--x-range"},
-                                                              {"mu_lo,mu_hi", "--mu-range"},
-                                                              {"sigma_lo,sigma_hi", "--sigma-range"},
-                                                              {"reference_states", "--reference-state"}};
-  if (auto const it = together.find(field); it != together.end()) return it->second;
-  std::string option = "--" + field;
-  std::replace(option.begin(), option.end(), '_', '-');
-  return option;
-}
+cli::OptionNames const option_names = {{"nx,nmu,nsigma", "--grid"},
+                                       {"x_lo,x_hi", "--x-range"},
+                                       {"mu_lo,mu_hi", "--mu-range"},
+                                       {"sigma_lo,sigma_hi", "--sigma-range"},
+                                       {"reference_states", "--reference-state"}};
 
 bool inside_grid(State const& s, Params const& p) {
   return s.x >= p.x_lo && s.x <= p.x_hi && s.mu >= p.mu_lo && s.mu <= p.mu_hi && s.Sigma >= p.sigma_lo &&
@@ -236,7 +229,7 @@ class Command final : public cli::Command {
   }
 
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
-    validate(p, option_name);
+    validate(p, option_names);
     if (!p.checkpoint.empty()) {
       try {
         run::check_checkpoint_path(p.checkpoint);

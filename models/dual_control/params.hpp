@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "parity/run/errors.hpp"
+#include "parity/run/parameter_name.hpp"
 
 namespace parity::dual_control {
 
@@ -106,11 +107,10 @@ struct Params {
   }
 };
 
-// How validate() names a parameter in its messages. By default the field of Params (`delta`,
-// `sigma_eps`; `nx,nmu,nsigma` for the grid), which is what a library user sets; the command passes
-// the option that sets it (`--delta`, `--grid`), which is what its user typed.
-using ParameterName = std::string (*)(std::string const& field);
-inline std::string field_name(std::string const& field) { return field; }
+// validate() names each parameter through a ParameterName: by default the field of Params (`delta`,
+// `sigma_eps`; `nx,nmu,nsigma` for the grid); the command passes the option that sets it.
+using parity::field_name;
+using parity::ParameterName;
 
 // A number as messages show it: the shortest of %.15g .. %.17g that reads back as v (0.95, not
 // 0.94999999999999996).

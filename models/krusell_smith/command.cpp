@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "models/krusell_smith/entry.hpp"
 #include "models/krusell_smith/params.hpp"
 #include "parity/cli/numbers.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/grid/spacing.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
@@ -27,14 +27,7 @@ namespace {
 
 // The option that sets a field of Params, for validate()'s messages: "--" and the field with
 // dashes (l_bar: --l-bar), but for the grid's fields.
-std::string option_name(std::string const& field) {
-  static std::map<std::string, std::string> const special = {
-      {"nk", "--grid NK"}, {"nK", "--grid NKbar"}, {"K_min,K_max", "--Kbar-range"}};
-  if (auto const it = special.find(field); it != special.end()) return it->second;
-  std::string option = "--" + field;
-  std::replace(option.begin(), option.end(), '_', '-');
-  return option;
-}
+cli::OptionNames const option_names = {{"nk", "--grid NK"}, {"nK", "--grid NKbar"}, {"K_min,K_max", "--Kbar-range"}};
 
 // Fewer capital nodes cannot resolve the policy's kink at the borrowing limit: the regression then
 // "converges" to a law of motion that explains little (R^2 near 0). The library allows 4.
@@ -216,12 +209,12 @@ Params resolve(Options const& o, Precision precision) {
   require(!o.given("--panel-launch") || p.panel_launch == PanelLaunch::kernels || run::ranks::size() == 1,
           "--panel-launch graph applies on one rank only (across ranks the panel's sums are exchanged between its "
           "kernels, which are launched one by one)");
-  validate(p, option_name);  // the grid first: a restart is compared with it
+  validate(p, option_names);  // the grid first: a restart is compared with it
   require(o.restart.empty() || o.init_coeffs.empty(), "--restart reads the coefficients: leave out --init-coeffs");
   require(!o.restart_panel || !o.restart.empty(), "--restart-panel needs --restart DIR");
   if (!o.restart.empty()) {
     load_restart(p, o.restart, o.restart_panel, precision);
-    validate(p, option_name);
+    validate(p, option_names);
   }
   return p;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "parity/run/errors.hpp"
+#include "parity/run/parameter_name.hpp"
 
 namespace parity::krusell_smith {
 
@@ -138,11 +139,10 @@ inline std::string to_string(PanelLocate m) {
                                      : "auto";
 }
 
-// How validate() names a parameter in its messages. By default the field of Params (`delta`,
-// `l_bar`; `K_min,K_max` for the aggregate grid), which is what a library user sets; the command
-// passes the option that sets it (`--delta`, `--Kbar-range`), which is what its user typed.
-using ParameterName = std::string (*)(std::string const& field);
-inline std::string field_name(std::string const& field) { return field; }
+// validate() names each parameter through a ParameterName: by default the field of Params (`delta`,
+// `l_bar`; `K_min,K_max` for the aggregate grid); the command passes the option that sets it.
+using parity::field_name;
+using parity::ParameterName;
 
 // A number as messages show it: the shortest of %.15g .. %.17g that reads back as v (0.99, not
 // 0.98999999999999999).

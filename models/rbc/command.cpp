@@ -2,38 +2,30 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "models/rbc/entry.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/run/errors.hpp"
 
 namespace parity::rbc {
 namespace {
 
 // The option of each library parameter, so a library message names what the user typed.
-std::map<std::string, std::string> const option_of = {
-    {"crra", "--crra"},
-    {"beta", "--beta"},
-    {"alpha", "--alpha"},
-    {"delta", "--delta"},
-    {"rho", "--rho"},
-    {"sigma", "--sigma"},
-    {"productivity_states", "--productivity-states"},
-    {"tauchen_width", "--tauchen-width"},
-    {"capital_points", "--capital-points"},
-    {"capital_span", "--capital-span"},
-    {"tol", "--tol"},
-    {"max_iter", "--max-iter"},
-    {"howard_steps", "--howard-steps"},
-};
-
-std::string in_option_words(std::string message) {
-  for (auto const& [name, option] : option_of)
-    if (message.rfind(name + " ", 0) == 0) return option + message.substr(name.size());
-  return message;
-}
+cli::OptionNames const option_names = {{"crra"},
+                                       {"beta"},
+                                       {"alpha"},
+                                       {"delta"},
+                                       {"rho"},
+                                       {"sigma"},
+                                       {"productivity_states"},
+                                       {"tauchen_width"},
+                                       {"capital_points"},
+                                       {"capital_span"},
+                                       {"tol"},
+                                       {"max_iter"},
+                                       {"howard_steps"}};
 
 class Command final : public cli::Command {
  public:
@@ -105,7 +97,7 @@ class Command final : public cli::Command {
     try {
       validate(p);
     } catch (InvalidInput const& e) {
-      throw InvalidInput(in_option_words(e.what()));
+      throw InvalidInput(option_names.in_option_words(e.what()));
     }
     double const cells = double(p.productivity_states) * p.capital_points;
     double const real = context.precision == Precision::f32 ? 4 : 8;
@@ -141,7 +133,7 @@ class Command final : public cli::Command {
     try {
       res = run(p, context.precision, context.progress, r.phases);
     } catch (InvalidInput const& e) {
-      throw InvalidInput(in_option_words(e.what()));
+      throw InvalidInput(option_names.in_option_words(e.what()));
     }
     r.timing_note =
         "each phase: wall time between two fences of the execution space; bellman: one sweep (expectation, "

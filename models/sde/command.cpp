@@ -16,6 +16,7 @@
 #include "models/sde/report.hpp"
 #include "models/sde/result.hpp"
 #include "parity/cli/numbers.hpp"
+#include "parity/cli/option_names.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/ranks.hpp"
@@ -29,6 +30,15 @@ constexpr char const* noise_law_help =
     "fifth: the same ensemble statistics to the scheme's weak order, much cheaper; no single-path accuracy)";
 
 double phase_seconds(report::RunReport const& r, std::string const& name) { return r.phases.seconds(name); }
+
+// The options that set the fields validate() names (the rest: "--" and the field with dashes).
+cli::OptionNames const josephson_options = {{"a", "--amplitude (-a)"},
+                                            {"f", "--force (-f)"},
+                                            {"D", "--noise (-D)"},
+                                            {"transient_periods", "--transient"},
+                                            {"sweeps", "--sweep"}};
+cli::OptionNames const kuramoto_options = {
+    {"oscillators", "--oscillators (-N)"}, {"K", "--coupling-strength (-K)"}, {"D", "--noise (-D)"}};
 
 // Memory of an ensemble run: what integrate() allocates (ensemble_device_bytes, from the same
 // layout) and `extra` device bytes of the system; on the host the copies of the moments and
@@ -167,7 +177,7 @@ class JosephsonCommand final : public cli::Command {
 
  private:
   report::RunReport solve_and_report(JosephsonParams const& p, cli::Context& context) {
-    validate(p);
+    validate(p, josephson_options);
     report::RunReport r;
     r.model = "josephson";
     r.parameters = {{"gamma", p.gamma},
@@ -397,7 +407,7 @@ class KuramotoCommand final : public cli::Command {
 
  private:
   report::RunReport solve_and_report(KuramotoParams const& p, cli::Context& context) {
-    validate(p);
+    validate(p, kuramoto_options);
     report::RunReport r;
     r.model = "kuramoto";
     r.parameters = {{"oscillators", p.oscillators},

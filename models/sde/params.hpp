@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "parity/cli/sweep.hpp"
+#include "parity/run/parameter_name.hpp"
 
 namespace parity::sde {
 
@@ -26,7 +27,9 @@ struct JosephsonParams {
   std::vector<SweepSpec> sweeps;  // at most two of a, f, D, gamma
 };
 
-void validate(JosephsonParams const& p);
+// Throws InvalidInput naming the parameter through `name`: by default the field (`D must be ...`);
+// the command passes its options (`--noise (-D) must be ...`).
+void validate(JosephsonParams const& p, ParameterName const& name = field_name);
 
 // Noisy Kuramoto model; paper's case omega_i = 0, K = 4, T = D = 1 (gamma = 1), N = 2^24.
 struct KuramotoParams {
@@ -45,6 +48,6 @@ struct KuramotoParams {
   int column_splits = 0;  // all pairs: teams per row tile (0: chosen for the device)
 };
 
-void validate(KuramotoParams const& p);
+void validate(KuramotoParams const& p, ParameterName const& name = field_name);  // the same
 
 }  // namespace parity::sde

@@ -122,4 +122,22 @@ TEST(Aiyagari, RefusesBadParameters) {
   EXPECT_THROW(solve(p), parity::InvalidInput);
 }
 
+// A library user set fields of Params, so the messages name them (the command rewrites them into
+// its options, which the CLI tests check).
+TEST(Aiyagari, MessagesNameTheField) {
+  auto refusal = [](auto change) -> std::string {
+    ai::Params p;
+    change(p);
+    try {
+      ai::validate(p);
+    } catch (parity::InvalidInput const& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal([](ai::Params& p) { p.beta = 1; }), "beta must lie in (0, 1)");
+  EXPECT_EQ(refusal([](ai::Params& p) { p.asset_max = p.borrowing_limit; }), "asset_max must exceed borrowing_limit");
+  EXPECT_EQ(refusal([](ai::Params& p) { p.rate_tol = 1; }), "rate_tol must lie in (0, 0.01)");
+}
+
 }  // namespace parity_test_aiyagari

@@ -818,4 +818,40 @@ TEST(CubatureIntegrate, ProgressCallbackAndTimerChangeNoBits) {
   EXPECT_GT(times.seconds("parity::cubature::phase2"), 0.0);
 }
 
+// A library user set fields of Params, so validate() names them; the command passes its options.
+TEST(CubatureParams, MessagesNameTheField) {
+  auto refusal = [](cub::Params const& p, parity::ParameterName name = parity::field_name) -> std::string {
+    try {
+      cub::validate(p, name);
+    } catch (parity::InvalidInput const& e) {
+      return e.what();
+    }
+    return "";
+  };
+  cub::Params p;
+  p.dim = 0;
+  EXPECT_EQ(refusal(p), "dim 0: the dimension must be in [1, 16]");
+  EXPECT_EQ(refusal(p, [](std::string const& f) { return "--" + f; }), "--dim 0: the dimension must be in [1, 16]");
+  p = {};
+  p.lower = {0.0, 0.0};
+  EXPECT_EQ(refusal(p), "lower needs one value or 4 values (dim 4; got 2)");
+  p = {};
+  p.upper = {0.0};
+  EXPECT_EQ(refusal(p).rfind("lower, upper: the lower bound must be below the upper bound", 0), 0u) << refusal(p);
+  p = {};
+  p.a = {-1.0};
+  EXPECT_EQ(refusal(p).rfind("a: ", 0), 0u) << refusal(p);
+  p = {};
+  p.integrand = "f9";
+  EXPECT_EQ(refusal(p).rfind("integrand f9: unknown integrand", 0), 0u) << refusal(p);
+  for (auto const& m : {refusal(p), refusal([] {
+                          cub::Params q;
+                          q.lower = {};
+                          return q;
+                        }())}) {
+    EXPECT_NE(m, "");
+    EXPECT_EQ(m.find("--"), std::string::npos) << m;
+  }
+}
+
 }  // namespace parity_test_cubature_integrate

@@ -136,4 +136,22 @@ TEST(Rbc, RefusesBadParameters) {
   EXPECT_THROW(solve(p), parity::InvalidInput);
 }
 
+// A library user set fields of Params, so the messages name them (the command rewrites them into
+// its options, which the CLI tests check).
+TEST(Rbc, MessagesNameTheField) {
+  auto refusal = [](auto change) -> std::string {
+    rbc::Params p;
+    change(p);
+    try {
+      rbc::validate(p);
+    } catch (parity::InvalidInput const& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal([](rbc::Params& p) { p.beta = 1; }), "beta must lie in (0, 1)");
+  EXPECT_EQ(refusal([](rbc::Params& p) { p.capital_points = 1; }), "capital_points must lie in [2, 1e6]");
+  EXPECT_EQ(refusal([](rbc::Params& p) { p.howard_steps = -1; }), "howard_steps must lie in [0, 10000]");
+}
+
 }  // namespace parity_test_rbc

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "models/sde/ensemble_layout.hpp"
@@ -154,6 +155,34 @@ TEST(EnsembleLayout, LastChunkOfTheLargestEnsembleIsSummed) {
   EXPECT_EQ(h(0, 1), 1024);
   EXPECT_EQ(h(1, 0), 1023);  // the last, one path short
   EXPECT_EQ(h(1, 1), 1023);
+}
+
+// A library user set fields, so validate() names them; the command passes its options instead.
+TEST(SdeParams, MessagesNameTheField) {
+  auto refusal = [](auto const& p, parity::ParameterName name = parity::field_name) -> std::string {
+    try {
+      sde::validate(p, name);
+    } catch (parity::InvalidInput const& e) {
+      return e.what();
+    }
+    return "";
+  };
+  sde::JosephsonParams j;
+  j.D = -1;
+  EXPECT_EQ(refusal(j), "D, the noise intensity, must be >= 0");
+  EXPECT_EQ(refusal(j, [](std::string const& f) { return "<" + f + ">"; }), "<D>, the noise intensity, must be >= 0");
+  j = {};
+  j.transient_periods = j.periods;
+  EXPECT_EQ(refusal(j), "transient_periods must be in [0, periods)");
+  sde::KuramotoParams k;
+  k.oscillators = 1;
+  EXPECT_EQ(refusal(k), "oscillators must be in [2, 2^30]");
+  k = {};
+  k.dt = 1;
+  EXPECT_EQ(refusal(k).rfind("dt 1 is too large", 0), 0u) << refusal(k);
+  k = {};
+  k.coupling = "ring";
+  EXPECT_EQ(refusal(k), "coupling must be mean-field or all-pairs");
 }
 
 }  // namespace parity_test_sde_josephson
