@@ -16,8 +16,9 @@
 // iteration would pass max_evaluations (budget_exhausted), or on a NaN or infinite estimate
 // (integrand_not_finite). chi2_consistent is false when Q < min_q: the iterations disagree
 // (the map was still moving, or f has a feature the samples rarely see), so `error` is not to be
-// trusted. Every sum is taken in a fixed order: the result is the same bits for any thread count
-// and on every backend. One rank (Options::ranks does not apply). Bad input throws
+// trusted. Every sum is taken in a fixed order: the result is the same bits for any thread count;
+// every backend draws the same points, and differs only by the rounding of its math (the
+// integrand's functions, fused multiply-adds). One rank (Options::ranks does not apply). Bad input throws
 // parity::InvalidInput with a message that names the option.
 #include <Kokkos_Core.hpp>
 #include <vector>

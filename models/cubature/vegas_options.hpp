@@ -16,7 +16,7 @@ inline constexpr int max_vegas_dim = point_capacity;
 
 // Every member has a default that suits most integrals; the comments name it.
 struct VegasOptions {
-  std::uint64_t seed = 1;  // default 1: the Philox key; the same seed gives the same bits everywhere
+  std::uint64_t seed = 1;  // default 1: the Philox key; a seed gives the same bits for any thread count
   std::int64_t evaluations_per_iteration = 100'000;  // default 1e5: integrand evaluations per iteration, at most
   int adaptation_iterations = 5;  // default 5: first iterations that only adapt (their estimates are discarded)
   std::int64_t max_evaluations = 100'000'000;  // default 1e8: evaluations in all, adaptation included

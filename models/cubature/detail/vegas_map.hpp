@@ -1,7 +1,7 @@
 #pragma once
 // VEGAS's separable map and VEGAS+'s stratification (Lepage 2021), the host side: both are
 // small (n axes x bins edges, one weight per stratification cell) and adapt once per iteration
-// from sums the device reduced in a fixed order, so they are the same bits on every backend.
+// from sums the device reduced in a fixed order, so they are the same bits for any thread count.
 //
 // Map: y in [0,1]^n -> x in the box, axis by axis; y_d falls in increment i = floor(y_d bins) at
 // fraction t, x_d = edge_i + t (edge_{i+1} - edge_i), and the Jacobian is prod_d bins (edge_{i+1} -

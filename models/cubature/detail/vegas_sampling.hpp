@@ -9,7 +9,7 @@
 // Sums: every cell sums its own samples in index order; the cells' terms are summed by
 // fixed_order_column_sums; the histograms are summed per block of samples (a block size that
 // depends only on the evaluation count), then the blocks in order. No atomics, so the sums are the
-// same bits for any thread count or backend.
+// same bits for any thread count.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -87,6 +87,7 @@ struct VegasSampler {
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
+    space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
   }
 
   template <class T>
