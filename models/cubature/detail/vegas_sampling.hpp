@@ -6,6 +6,9 @@
 // d, d + 1 in counter block s ceil(n / 2) + d / 2, so a sample's point depends only on (seed,
 // iteration, s) and the map, never on which thread draws it.
 //
+// A family of m integrands shares the samples: each component has its own sums, and the map and
+// the allocation follow the components' summed (f_k J)^2 and variances.
+//
 // Sums: every cell sums its own samples in index order; the cells' terms are summed by
 // fixed_order_column_sums; the histograms are summed per block of samples (a block size that
 // depends only on the evaluation count), then the blocks in order. No atomics, so the sums are the
@@ -21,6 +24,16 @@
 #include "parity/random/philox.hpp"
 
 namespace parity::cubature::detail {
+
+// Most components of an integrand family (the values of one sample sit on each thread's stack).
+inline constexpr int max_vegas_components = 16;
+
+// A scalar integrand as a family of one.
+template <class Real, class F>
+struct VegasScalar {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(Point<Real> const& x, Real* values) const { values[0] = f(x); }
+};
 
 // The uniforms of sample s along axes 2k and 2k + 1: one Philox block.
 KOKKOS_INLINE_FUNCTION random::Block4 vegas_block(std::uint64_t seed, int iteration, std::int64_t s, int pair,
@@ -46,22 +59,22 @@ struct VegasSampler {
   using Mem = typename ExecutionSpace::memory_space;
   using Matrix = algorithms::ColumnMatrix<Mem>;
 
-  int n = 0, bins = 0;
+  int n = 0, bins = 0, m = 1;  // dimension, increments per axis, components
   std::int64_t cells = 0, capacity = 0, block = 0, blocks = 0;
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges;  // n x (bins + 1)
   Kokkos::View<int*, Mem> strata;  // per axis
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
   Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
-  Kokkos::View<double*, Mem> values;  // f J per sample
-  Matrix cell_terms;  // cells x 2: V_h mean_h(f J), V_h^2 Var_h(f J) / n_h
-  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(Var_h(f J))
+  Matrix values;  // samples x m: f_k J
+  Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
+  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k Var_h(f_k J))
   Matrix partial;  // blocks x (n bins): histogram of each block of samples
   Kokkos::View<double*, Mem> histogram;  // n bins
 
-  VegasSampler(ExecutionSpace const& space, int n_, int bins_, std::vector<int> const& strata_host,
+  VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
-      : n(n_), bins(bins_), capacity(max_samples) {
+      : n(n_), bins(bins_), m(components), capacity(max_samples) {
     cells = 1;
     std::vector<std::int64_t> stride_host(n);
     for (int d = 0; d < n; ++d) {
@@ -80,8 +93,8 @@ struct VegasSampler {
     stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
     cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
-    values = decltype(values)(alloc("parity::cubature::vegas_values"), capacity);
-    cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2);
+    values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
+    cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
     partial = Matrix(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
@@ -105,7 +118,7 @@ struct VegasSampler {
   }
 
   struct Sums {
-    double estimate = 0.0, variance = 0.0;
+    std::vector<double> estimate, variance;  // per component
     std::vector<double> sigma;  // per cell
     std::vector<double> histogram;  // n bins, axis-major
   };
@@ -120,7 +133,7 @@ struct VegasSampler {
     Kokkos::deep_copy(space, edges, edges_view);
     copy_in(space, offsets, offsets_host);
     std::int64_t const samples = offsets_host.back();
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2;
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
     auto const edges_ = edges;
     auto const strata_ = strata;
@@ -151,8 +164,10 @@ struct VegasSampler {
               p.x[d] = Real(vegas_coordinate(edges_, d, nbins, stratum, strata_(d), u, increment, jacobian));
             }
           }
+          Real v[max_vegas_components];
+          f(p, v);
           cell_of_(s) = lo;
-          values_(s) = double(f(p)) * jacobian;
+          for (int c = 0; c < components; ++c) values_(s, c) = double(v[c]) * jacobian;
         });
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
@@ -162,29 +177,35 @@ struct VegasSampler {
         KOKKOS_LAMBDA(std::int64_t h) {
           std::int64_t const first = offsets_(h), last = offsets_(h + 1);
           double const count = double(last - first);
-          double sum = 0;
-          for (std::int64_t s = first; s < last; ++s) sum += values_(s);
-          double const mean = sum / count;
-          double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
-          for (std::int64_t s = first; s < last; ++s) squares += (values_(s) - mean) * (values_(s) - mean);
-          double const var = squares / (count - 1);
-          terms(h, 0) = volume * mean;
-          terms(h, 1) = volume * volume * var / count;
-          sigma_(h) = volume * Kokkos::sqrt(var);
+          double var_sum = 0;
+          for (int c = 0; c < components; ++c) {
+            double sum = 0;
+            for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
+            double const mean = sum / count;
+            double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
+            for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
+            double const var = squares / (count - 1);
+            terms(h, 2 * c) = volume * mean;
+            terms(h, 2 * c + 1) = volume * volume * var / count;
+            var_sum += var;
+          }
+          sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
     Sums out;
     auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells);
-    out.estimate = totals[0];
-    out.variance = totals[1];
+    for (int c = 0; c < m; ++c) {
+      out.estimate.push_back(totals[2 * c]);
+      out.variance.push_back(totals[2 * c + 1]);
+    }
     out.sigma = copy_out(space, sigma, std::size_t(ncells));
     out.histogram = histograms(space, seed, iteration, samples);
     return out;
   }
 
-  // Per axis and increment: the sum over the samples in it of (f J)^2 V_h / n_h, an estimate of
-  // the integral of (f J)^2 over the slab (the samples' density is n_h / V_h in cell h).
+  // Per axis and increment: the sum over the samples in it of sum_k (f_k J)^2 V_h / n_h, an estimate
+  // of the integral of sum_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
   std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t samples) {
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2;
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const used_blocks = (samples + block - 1) / block, size = block;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
@@ -209,8 +230,9 @@ struct VegasSampler {
             int increment;
             double jacobian = 1;
             vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
-            double const v = values_(s);
-            partial_(b, column + increment) += v * v * volume / double(offsets_(h + 1) - offsets_(h));
+            double squares = 0;
+            for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
+            partial_(b, column + increment) += squares * volume / double(offsets_(h + 1) - offsets_(h));
           }
         });
     auto const histogram_ = histogram;
