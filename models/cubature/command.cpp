@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -35,6 +36,7 @@ nlohmann::json parameters_json(Params const& p) {
           {"u", q.u},
           {"rel_tol", p.tolerances.relative},
           {"abs_tol", p.tolerances.absolute},
+          {"method", to_string(p.method)},
           {"max_evals", o.max_evaluations},
           {"initial_regions", o.initial_regions},
           {"max_regions", o.max_regions},
@@ -85,6 +87,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
   auto or_null = [&](auto v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
   return {{"integrand", p.integrand},
           {"dim", p.dim},
+          {"method", to_string(p.method)},
           {"integral", x.integral},
           {"error_estimate", x.error},
           {"exact", or_null(r.exact)},
@@ -135,20 +138,105 @@ void write_history(report::OutputFolder& out, std::string const& prefix, Result 
   put("phase1_evaluations", evaluations);
 }
 
+// --method vegas: its own parameters (the deterministic method's options do not apply).
+nlohmann::json vegas_parameters_json(Params const& p) {
+  Problem const q = validate(p);
+  auto const& o = p.vegas;
+  return {{"integrand", p.integrand},
+          {"dim", p.dim},
+          {"lower", q.lower},
+          {"upper", q.upper},
+          {"a", q.a},
+          {"u", q.u},
+          {"rel_tol", p.tolerances.relative},
+          {"abs_tol", p.tolerances.absolute},
+          {"method", to_string(p.method)},
+          {"seed", o.seed},
+          {"evals_per_iteration", o.evaluations_per_iteration},
+          {"adaptation_iterations", o.adaptation_iterations},
+          {"max_evals", o.max_evaluations},
+          {"bins", o.bins},
+          {"alpha", o.alpha},
+          {"beta", o.beta},
+          {"min_q", o.min_q},
+          {"algorithm",
+           "VEGAS+ (Lepage 2021): adaptive separable map and adaptive stratified sampling, Philox "
+           "random numbers, inverse-variance weighted average of the iterations after adaptation"}};
+}
+
+// Converged only when the iterations also agree (Q >= min_q): otherwise the error is not to be
+// trusted and the run says so.
+std::string vegas_status(VegasResult const& x) {
+  if (!std::isfinite(x.integral) || !std::isfinite(x.error)) return cli::status::non_finite;
+  switch (x.status) {
+    case VegasStatus::converged:
+      return x.chi2_consistent ? cli::status::converged : cli::status::not_converged;
+    case VegasStatus::budget_exhausted:
+      return cli::status::budget_exhausted;
+    case VegasStatus::integrand_not_finite:
+      break;
+  }
+  return cli::status::non_finite;
+}
+
+nlohmann::json vegas_result_json(Params const& p, VegasRunResult const& r) {
+  auto const& x = r.integration;
+  double const true_error = std::abs(x.integral - r.exact);
+  bool const known = std::isfinite(r.exact);
+  auto or_null = [&](auto v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  std::vector<double> estimates, errors;
+  for (auto const& it : x.history) {
+    estimates.push_back(it.estimate);
+    errors.push_back(it.error);
+  }
+  return {{"integrand", p.integrand},
+          {"dim", p.dim},
+          {"method", to_string(p.method)},
+          {"estimate", x.integral},
+          {"error", x.error},
+          {"error_meaning", "one standard deviation"},
+          {"exact", or_null(r.exact)},
+          {"true_error", or_null(true_error)},
+          {"relative_true_error", or_null(r.exact != 0 ? true_error / std::abs(r.exact) : true_error)},
+          {"chi2_per_dof", x.chi2_per_dof},
+          {"dof", x.dof},
+          {"q", x.q},
+          {"chi2_consistent", x.chi2_consistent},
+          {"tolerance", x.tolerance},
+          {"evaluations", x.evaluations},
+          {"iterations", x.iterations},
+          {"kept_iterations", x.kept_iterations},
+          {"status", vegas_status(x)},
+          {"stopped_by", to_string(x.status)},
+          {"bins", x.bins},
+          {"strata", x.strata},
+          {"iteration_estimates", estimates},
+          {"iteration_errors", errors},
+          {"work", {{"flops", double(x.evaluations) * flops_per_evaluation(*parse_family(p.integrand), p.dim)}}}};
+}
+
 class Command final : public cli::Command {
  public:
   std::string name() const override { return "cubature"; }
   std::string description() const override {
     return "Adaptive multidimensional cubature of a built-in integrand: two-phase parallel algorithm with the fully "
-           "symmetric degree-9 rule (default) or the Genz-Malik degree-7 rule";
+           "symmetric degree-9 rule (default) or the Genz-Malik degree-7 rule, or VEGAS+ Monte Carlo (--method vegas)";
   }
 
   void add_options(CLI::App& sub) override {
+    app_ = &sub;
+    sub.add_option("--method", method_,
+                   "deterministic (the two-phase adaptive rules, up to 16 dimensions) or vegas (VEGAS+ Monte Carlo: "
+                   "adaptive map and stratified sampling, up to 32 dimensions, one rank)")
+        ->check(CLI::IsMember({"deterministic", "vegas"}))
+        ->capture_default_str();
     sub.add_option("--integrand", params_.integrand,
                    "Genz family: oscillatory, product_peak, corner_peak, gaussian, c0, discontinuous; or the "
                    "paper's f1..f5 (unit cube, no parameters)")
         ->capture_default_str();
-    sub.add_option("--dim", params_.dim, "Dimension n")->transform(cli::count<int>(1, max_dim))->capture_default_str();
+    sub.add_option("--dim", params_.dim, "Dimension n: 1 to 16 (--method vegas: 1 to 32)")
+        ->transform(cli::count<int>(1, max_vegas_dim))
+        ->capture_default_str();
     sub.add_option("--lower", lower_text_, "Lower bounds: one value or n, comma separated")->capture_default_str();
     sub.add_option("--upper", upper_text_, "Upper bounds: one value or n, comma separated")->capture_default_str();
     a_option_ = sub.add_option("--a", a_text_,
@@ -160,7 +248,8 @@ class Command final : public cli::Command {
                     ->capture_default_str();
     rel_tol_option_ = sub.add_option("--rel-tol", params_.tolerances.relative,
                                      "Relative tolerance, in [0, 1) (default 1e-6 in double precision, 1e-3 in float: "
-                                     "float's rounding holds the error estimates near 1e-4 of the integral)")
+                                     "float's rounding holds the error estimates near 1e-4 of the integral; --method "
+                                     "vegas: 1e-3, its error falls as 1/sqrt(evaluations))")
                           ->check(cli::real_in({0.0, 1.0, false, true}));
     sub.add_option("--abs-tol", params_.tolerances.absolute, "Absolute tolerance, >= 0")
         ->check(cli::real_in(cli::at_least(0)))
@@ -237,9 +326,25 @@ class Command final : public cli::Command {
                        "time, the fastest measured but for tiny integrals; host backends run them one after another)")
             ->transform(cli::count<int>(0, 1024))
             ->capture_default_str();
+    auto& v = params_.vegas;
+    vegas_only_ = {
+        sub.add_option("--seed", v.seed, "--method vegas: the Philox seed (the same seed gives the same bits)")
+            ->capture_default_str(),
+        sub.add_option("--evals-per-iteration", v.evaluations_per_iteration,
+                       "--method vegas: integrand evaluations per iteration, at most (e.g. 1e5)")
+            ->transform(cli::count<std::int64_t>(16, std::int64_t(1) << 31))
+            ->default_str("1e5"),
+        sub.add_option("--adaptation-iterations", v.adaptation_iterations,
+                       "--method vegas: first iterations that only adapt the map and stratification (their "
+                       "estimates are discarded)")
+            ->transform(cli::count<int>(0, 1000))
+            ->capture_default_str()};
   }
 
   report::RunReport execute(cli::Context& context) override {
+    if (method_ == "vegas") return execute_vegas(context);
+    for (auto const* option : vegas_only_)
+      require(option->count() == 0, option->get_name() + " applies to --method vegas only");
     auto& o = params_.options;
     o.max_evaluations = max_evals_;
     o.mode = mode_ == "paper" ? Mode::paper : Mode::improved;
@@ -254,6 +359,9 @@ class Command final : public cli::Command {
     params_.u = cli::parse_reals(u_text_, "--u");
     bool const single = context.precision == Precision::f32;
     if (rel_tol_option_->count() == 0) params_.tolerances.relative = single ? float_rel_tol : double_rel_tol;
+    require(params_.dim <= max_dim, fmt::format("--dim {}: the deterministic method integrates up to {} dimensions "
+                                                "(--method vegas: up to {})",
+                                                params_.dim, max_dim, max_vegas_dim));
     check_options(single);
     if (o.team_size > 0) {
       // Past the backend's limit the launch fails with Kokkos' own message.
@@ -316,6 +424,17 @@ class Command final : public cli::Command {
   }
 
   std::string summarize(report::RunReport const& r) const override {
+    if (r.results.contains("method") && r.results["method"] == "vegas") {
+      auto const& c = r.results;
+      std::string const true_error = c["true_error"].is_null()
+                                         ? std::string("exact value unknown")
+                                         : fmt::format("true error {:.2g}", c["true_error"].get<double>());
+      return fmt::format(
+          "{} {}-D (vegas): I = {:.12g} +- {:.2g} ({}), chi2/dof {:.2f}, {} iterations, {} evaluations, {}",
+          c["integrand"].get<std::string>(), c["dim"].get<int>(), c["estimate"].get<double>(), c["error"].get<double>(),
+          true_error, c["chi2_per_dof"].get<double>(), c["iterations"].get<int>(), c["evaluations"].get<long long>(),
+          c["status"].get<std::string>());
+    }
     auto one = [](nlohmann::json const& c) {
       // f3 and f4 have reference values in few dimensions only.
       std::string const true_error = c["true_error"].is_null()
@@ -353,6 +472,71 @@ class Command final : public cli::Command {
   bool distributed() const override { return true; }
 
  private:
+  // --method vegas: one integral on one rank, the deterministic method's options refused.
+  report::RunReport execute_vegas(cli::Context& context) {
+    for (char const* name : {"--mode", "--error-estimate", "--rule", "--initial-regions", "--max-regions",
+                             "--phase2-regions", "--max-split", "--max-phase1-iterations", "--heap-capacity",
+                             "--max-memory-mb", "--max-host-memory-mb", "--team-size", "--sweep", "--concurrency"})
+      require(app_->get_option(name)->count() == 0,
+              std::string(name) + " applies to --method deterministic only (VEGAS has no regions)");
+    require(run::ranks::size() == 1, "--method vegas runs on one rank (start it without several ranks)");
+    Params p = params_;
+    p.method = Method::vegas;
+    p.vegas.max_evaluations = max_evals_;
+    p.lower = cli::parse_reals(lower_text_, "--lower");
+    p.upper = cli::parse_reals(upper_text_, "--upper");
+    p.a = a_option_->count() > 0 ? cli::parse_reals(a_text_, "--a") : std::vector<double>{};
+    p.u = cli::parse_reals(u_text_, "--u");
+    if (rel_tol_option_->count() == 0) p.tolerances.relative = vegas_rel_tol;
+    auto const family = parse_family(p.integrand);
+    if (family && is_paper(*family))
+      for (auto const* option : {a_option_, u_option_})
+        require(option->count() == 0,
+                option->get_name() + ": " + p.integrand +
+                    " is one of the paper's fixed integrands and has no parameters (leave it out)");
+    require(u_option_->count() == 0 || family != Family::corner_peak,
+            "--u: corner_peak has no location parameter (leave it out)");
+    require(p.tolerances.relative > 0 || p.tolerances.absolute > 0,
+            "--rel-tol and --abs-tol are both 0: at least one must be > 0");
+    auto const& v = p.vegas;
+    require(v.max_evaluations / (v.adaptation_iterations + 1) >= v.evaluations_per_iteration,
+            fmt::format("--max-evals {}: below (--adaptation-iterations + 1) x --evals-per-iteration = {} (the "
+                        "adaptation and one iteration to keep)",
+                        v.max_evaluations, (v.adaptation_iterations + 1) * v.evaluations_per_iteration));
+    report::RunReport r;
+    r.model = "cubature";
+    r.timing_note = "vegas: wall time of the whole integration (every iteration ends in a copy to the host)";
+    r.parameters = vegas_parameters_json(p);  // validates before any work
+    auto const start = std::chrono::steady_clock::now();
+    VegasRunResult const x = cubature::run_vegas(p, context.precision);
+    r.phases.add("parity::cubature::vegas",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    auto const& res = x.integration;
+    r.iterations = res.iterations;
+    r.results = vegas_result_json(p, x);
+    r.status = vegas_status(res);
+    if (r.status != cli::status::converged)
+      fmt::print(stderr,
+                 "cubature: {} {}-D (vegas) stopped with status {} (error {:.3g}, tolerance {:.3g}, chi2/dof {:.3g}, "
+                 "Q {:.3g})\n",
+                 p.integrand, p.dim, r.status, res.error, res.tolerance, res.chi2_per_dof, res.q);
+    if (context.output) {
+      std::size_t const m = res.history.size();
+      std::vector<double> estimates(m), errors(m), evaluations(m), kept(m);
+      for (std::size_t i = 0; i < m; ++i) {
+        estimates[i] = res.history[i].estimate;
+        errors[i] = res.history[i].error;
+        evaluations[i] = double(res.history[i].evaluations);
+        kept[i] = res.history[i].adaptation ? 0.0 : 1.0;
+      }
+      context.output->npy("vegas_estimate", estimates, {m});
+      context.output->npy("vegas_error", errors, {m});
+      context.output->npy("vegas_evaluations", evaluations, {m});
+      context.output->npy("vegas_kept", kept, {m});
+    }
+    return r;
+  }
+
   // The cases one after another, or (batch) in one run_batch call.
   report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag,
                               bool batch = false) {
@@ -457,8 +641,13 @@ class Command final : public cli::Command {
   // --rel-tol when not given: float's rounding stops the error estimates near 1e-4 of the integral
   // (5-D Genz cases: 4e-5 to 2e-4), so float gets 1e-3 as the `run` command's cases do.
   static constexpr double double_rel_tol = 1e-6, float_rel_tol = 1e-3, float_floor = 1e-4;
+  // --method vegas's --rel-tol when not given: Monte Carlo's error falls as 1/sqrt(evaluations).
+  static constexpr double vegas_rel_tol = 1e-3;
 
   Params params_;
+  CLI::App* app_ = nullptr;
+  std::string method_ = "deterministic";
+  std::vector<CLI::Option*> vegas_only_;  // --seed, --evals-per-iteration, --adaptation-iterations
   std::string lower_text_ = "0", upper_text_ = "1", a_text_, u_text_ = "0.5";
   CLI::Option* rel_tol_option_ = nullptr;
   CLI::Option* rule_option_ = nullptr;

@@ -12,6 +12,9 @@ namespace parity::cubature {
 
 RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times);
 
+// One --method vegas run (one rank).
+VegasRunResult run_vegas(Params const& params, Precision precision);
+
 // The largest --team-size this backend runs the built-in integrands' kernels with in `precision`
 // (cubature::max_team_size); allocates nothing.
 int max_team_size(Precision precision);

@@ -14,7 +14,7 @@ template <class Real>
 struct GenzIntegrand {
   Family family = Family::gaussian;
   int n = 0;
-  Kokkos::Array<Real, max_dim> a{}, u{};
+  Kokkos::Array<Real, point_capacity> a{}, u{};
 
   GenzIntegrand() = default;
   GenzIntegrand(Family f, std::vector<double> const& a_in, std::vector<double> const& u_in)

@@ -17,6 +17,12 @@ namespace parity::cubature {
 // Largest dimension supported (runtime n in [1, max_dim]); 2^16 + O(n^2) points per region.
 inline constexpr int max_dim = 16;
 
+// Coordinates a Point holds: the largest dimension of any method (VEGAS, vegas.hpp, goes to 32).
+// The deterministic rules stay at max_dim (their 2^n points and per-axis scratch), so raising
+// this costs them only a larger Point on each thread's stack.
+inline constexpr int point_capacity = 32;
+static_assert(point_capacity >= max_dim);
+
 // Points of the Genz-Malik rule per region: 1 + 4n + 2n(n-1) + 2^n.
 constexpr std::int64_t rule_points(int n) {
   return 1 + 4 * std::int64_t(n) + 2 * std::int64_t(n) * (n - 1) + (std::int64_t(1) << n);

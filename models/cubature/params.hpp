@@ -7,10 +7,15 @@
 
 #include "models/cubature/genz.hpp"
 #include "models/cubature/options.hpp"
+#include "models/cubature/vegas_options.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/parameter_name.hpp"
 
 namespace parity::cubature {
+
+// deterministic: the two-phase adaptive rules (integrate.hpp); vegas: VEGAS+ Monte Carlo (vegas.hpp).
+enum class Method { deterministic, vegas };
+inline char const* to_string(Method m) { return m == Method::vegas ? "vegas" : "deterministic"; }
 
 struct Params {
   std::string integrand = "gaussian";  // a Genz family (genz.hpp) or f1..f5 (paper.hpp)
@@ -20,7 +25,9 @@ struct Params {
   std::vector<double> a;  // Genz difficulty; empty: the family's default (default_a); f1..f5: unused
   std::vector<double> u{0.5};  // Genz location; f1..f5: unused
   Tolerances tolerances{};  // absolute 0, relative 1e-6
-  Options options{};
+  Options options{};  // the deterministic method's
+  Method method = Method::deterministic;
+  VegasOptions vegas{};  // --method vegas's
 };
 
 // A value list expanded to n entries (one value is repeated).
@@ -45,7 +52,9 @@ inline Problem validate(Params const& p, ParameterName name = field_name) {
   for (Family f : paper_families) names += std::string(", ") + to_string(f);
   require(family.has_value(), name("integrand") + " " + p.integrand + ": unknown integrand (known: " + names + ")");
   std::string const dim = name("dim") + " " + std::to_string(p.dim);
-  require(p.dim >= 1 && p.dim <= max_dim, dim + ": the dimension must be in [1, " + std::to_string(max_dim) + "]");
+  int const most = p.method == Method::vegas ? max_vegas_dim : max_dim;
+  require(p.dim >= 1 && p.dim <= most, dim + ": the dimension must be in [1, " + std::to_string(most) + "]" +
+                                           (p.method == Method::vegas ? "" : " (" + name("method") + " vegas: up to 32)"));
   auto check_len = [&](std::vector<double> const& v, std::string const& what) {
     require(v.size() <= 1 || int(v.size()) == p.dim, what + " needs one value or " + std::to_string(p.dim) +
                                                          " values (" + dim + "; got " + std::to_string(v.size()) + ")");
@@ -73,7 +82,10 @@ inline Problem validate(Params const& p, ParameterName name = field_name) {
   } catch (InvalidInput const& e) {  // only the a_i can be wrong here: u_i are finite and free
     throw InvalidInput(name("a") + ": " + e.what());
   }
-  validate(q.lower, q.upper, p.tolerances, p.options);
+  if (p.method == Method::vegas)
+    validate_vegas(q.lower, q.upper, p.tolerances, p.vegas);
+  else
+    validate(q.lower, q.upper, p.tolerances, p.options);
   return q;
 }
 

@@ -55,10 +55,10 @@
 
 namespace parity::cubature {
 
-// A point handed to the integrand: coordinates x[0..dim-1].
+// A point handed to the integrand: coordinates x[0..dim-1] (dim <= point_capacity).
 template <class Real>
 struct Point {
-  Real x[max_dim];
+  Real x[point_capacity];
   int dim;
   KOKKOS_INLINE_FUNCTION Real operator[](int i) const { return x[i]; }
   KOKKOS_INLINE_FUNCTION int size() const { return dim; }

@@ -84,7 +84,8 @@ class CubatureCli(CliTestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_messages_name_the_option(self):
-        for args, message in ((("--dim", "0"), "--dim: 0 is out of range: must be in [1, 16]"),
+        for args, message in ((("--dim", "0"), "--dim: 0 is out of range: must be in [1, 32]"),
+                              (("--dim", "17"), "--dim 17: the deterministic method integrates up to 16"),
                               (("--rel-tol", "-1"), "--rel-tol: -1 is out of range: must be in [0, 1)"),
                               (("--abs-tol", "-1"), "--abs-tol: -1 is out of range: must be >= 0"),
                               (("--initial-regions", "0"), "--initial-regions: 0 is out of range"),
@@ -181,6 +182,66 @@ class CubatureCli(CliTestCase):
         self.assertEqual(doc["status"], "budget_exhausted")
         self.assertEqual(doc["results"]["status"], "budget_exhausted")
         self.assertLessEqual(doc["results"]["evaluations"], 200000)
+
+    def vegas(self, *args, threads="2"):
+        """Runs --method vegas with a JSON report; returns (exit code, report)."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--method", "vegas", "--threads", threads, "--json", path, "--quiet", *args)
+            doc = json.loads(Path(path).read_text()) if os.path.exists(path) else None
+        return r, doc
+
+    def test_vegas_report(self):
+        # Gaussian 20-D (beyond the deterministic method's 16): converged to --rel-tol, the
+        # estimate within 5 standard deviations of the closed form, and every field of the report.
+        r, doc = self.vegas("--integrand", "gaussian", "--dim", "20", "--a", "2", "--evals-per-iteration", "2e4",
+                            "--rel-tol", "2e-3", "--seed", "5")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = doc["results"]
+        self.assertEqual(doc["status"], "converged")
+        self.assertEqual(res["method"], "vegas")
+        self.assertEqual(doc["parameters"]["method"], "vegas")
+        self.assertEqual(doc["parameters"]["seed"], 5)
+        self.assertEqual(res["status"], "converged")
+        self.assertLessEqual(abs(res["estimate"] - res["exact"]), 5 * res["error"])
+        self.assertLessEqual(res["error"], 2e-3 * abs(res["estimate"]))
+        self.assertEqual(res["iterations"], len(res["iteration_estimates"]))
+        self.assertEqual(res["kept_iterations"], res["iterations"] - 5)  # the default 5 adaptation iterations
+        self.assertLessEqual(res["evaluations"], 20000 * res["iterations"])
+        self.assertGreaterEqual(res["chi2_per_dof"], 0)
+        self.assertTrue(0 <= res["q"] <= 1)
+        self.assertIn("parity::cubature::vegas", doc["timing"]["phases"])
+
+    def test_vegas_same_bits_for_any_thread_count(self):
+        args = ("--integrand", "product_peak", "--dim", "6", "--evals-per-iteration", "2e4", "--max-evals", "2e5",
+                "--rel-tol", "1e-9")
+        r1, one = self.vegas(*args, threads="1")
+        r2, two = self.vegas(*args, threads="2")
+        self.assertEqual(r1.returncode, 3, r1.stdout + r1.stderr)  # the budget stops it
+        self.assertEqual(one["results"]["stopped_by"], "budget_exhausted")
+        self.assertEqual(one["status"], "budget_exhausted")
+        self.assertIn("budget_exhausted", r1.stderr)
+        for key in ("estimate", "error", "chi2_per_dof", "iteration_estimates", "evaluations"):
+            self.assertEqual(one["results"][key], two["results"][key], key)
+        _, other = self.vegas(*args, "--seed", "2")
+        self.assertNotEqual(one["results"]["estimate"], other["results"]["estimate"])
+
+    def test_vegas_bad_input(self):
+        for args, message in ((("--mode", "paper"), "--mode applies to --method deterministic only"),
+                              (("--team-size", "1"), "--team-size applies to --method deterministic only"),
+                              (("--sweep", "a:1:2:3"), "--sweep applies to --method deterministic only"),
+                              (("--dim", "33"), "--dim: 33 is out of range: must be in [1, 32]"),
+                              (("--evals-per-iteration", "8"), "--evals-per-iteration: 8 is out of range"),
+                              (("--adaptation-iterations", "-1"), "--adaptation-iterations"),
+                              (("--max-evals", "1e5"), "--max-evals 100000: below (--adaptation-iterations + 1)"),
+                              (("--rel-tol", "0"), "--rel-tol and --abs-tol are both 0"),
+                              (("--integrand", "f1", "--a", "2"), "--a: f1")):
+            self.assert_bad_input(self.vegas(*args)[0], message)
+        self.assert_bad_input(parity("cubature", "--method", "monte-carlo"), "--method")
+        for option in ("--seed", "--evals-per-iteration", "--adaptation-iterations"):
+            value = "1e5" if option == "--evals-per-iteration" else "3"
+            self.assert_bad_input(parity("cubature", option, value, "--quiet"),
+                                  option + " applies to --method vegas only")
 
     def test_paper_integrands(self):
         # f5 integrates to n/2 exactly; f3 has a reference for n <= 4 only (the report says null).
