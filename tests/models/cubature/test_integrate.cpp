@@ -830,8 +830,9 @@ TEST(CubatureParams, MessagesNameTheField) {
   };
   cub::Params p;
   p.dim = 0;
-  EXPECT_EQ(refusal(p), "dim 0: the dimension must be in [1, 16]");
-  EXPECT_EQ(refusal(p, [](std::string const& f) { return "--" + f; }), "--dim 0: the dimension must be in [1, 16]");
+  EXPECT_EQ(refusal(p), "dim 0: the dimension must be in [1, 16] (method vegas: up to 32)");
+  EXPECT_EQ(refusal(p, [](std::string const& f) { return "--" + f; }),
+            "--dim 0: the dimension must be in [1, 16] (--method vegas: up to 32)");
   p = {};
   p.lower = {0.0, 0.0};
   EXPECT_EQ(refusal(p), "lower needs one value or 4 values (dim 4; got 2)");
