@@ -8,8 +8,8 @@ namespace parity::dual_control {
 namespace {
 
 // This process's ranks (parity/run/ranks.hpp) for the grid split.
-GridRanks process_ranks() {
-  GridRanks r;
+detail::GridRanks process_ranks() {
+  detail::GridRanks r;
   r.rank = run::ranks::rank();
   r.size = run::ranks::size();
   r.all_gather = [](std::span<double const> mine, std::span<double> all) { run::ranks::all_gather(mine, all); };

@@ -18,7 +18,7 @@
 #include "models/krusell_smith/ranks.hpp"
 #include "models/krusell_smith/result.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // Fills res's accuracy, shocks and output fields from the final policy g, the last panel
 // (K_host, k_agents) and the shocks (z, emp); res.coeffs is the law the agents perceived. On
@@ -113,4 +113,4 @@ void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const&
   res.K_grid = K_nodes;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

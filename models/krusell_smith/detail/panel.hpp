@@ -22,7 +22,7 @@
 #include "parity/run/errors.hpp"
 #include "parity/run/resident_teams.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // Panel simulation for T periods from every agent at initial_capital, giving K_0..K_T (the
 // cross-sectional means) on the device. Per period: a K-slice of g at (K_t, z_t) (2 x nk cubics),
@@ -301,4 +301,4 @@ inline std::vector<double> restart_cross_section(Params const& p, Chain const& c
   return k;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

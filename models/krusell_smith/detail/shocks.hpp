@@ -35,7 +35,7 @@
 #include "models/krusell_smith/ranks.hpp"
 #include "parity/random/philox.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 namespace kernels {
 
@@ -306,9 +306,9 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
   return h;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail
 
 template <>
-struct Kokkos::reduction_identity<parity::krusell_smith::EmploymentCount> {
-  KOKKOS_FORCEINLINE_FUNCTION static parity::krusell_smith::EmploymentCount sum() { return {}; }
+struct Kokkos::reduction_identity<parity::krusell_smith::detail::EmploymentCount> {
+  KOKKOS_FORCEINLINE_FUNCTION static parity::krusell_smith::detail::EmploymentCount sum() { return {}; }
 };

@@ -150,23 +150,23 @@ TEST(KrusellSmithRanks, EmploymentOnSplitRanksIsOneRanks) {
     p.discard = 10;
     p.employment_draw = draw;
     auto const c = ks::build_chain(p);
-    auto const z = ks::aggregate_path(p, c);
+    auto const z = ks::detail::aggregate_path(p, c);
     ExecSpace space;
     long const N = p.agents;
     std::vector<std::uint8_t> one(std::size_t(p.periods) * N, 2);
-    put_bits(ks::generate_employment(space, p, c, z), one, N);
-    auto const one_counts = ks::employment_counts(space, ks::generate_employment(space, p, c, z));
+    put_bits(ks::detail::generate_employment(space, p, c, z), one, N);
+    auto const one_counts = ks::detail::employment_counts(space, ks::detail::generate_employment(space, p, c, z));
     for (int size : {2, 3, 5}) {
       TurnRanks turns(size);
       std::vector<std::uint8_t> split(one.size(), 2);
       std::vector<std::vector<long>> counts(static_cast<std::size_t>(size));
       turns.run([&](int r) {
         auto const ranks = turns.ranks(r);
-        auto const emp = ks::generate_employment(space, p, c, z, ranks);
+        auto const emp = ks::detail::generate_employment(space, p, c, z, ranks);
         EXPECT_EQ(emp.first, N * r / size);
         EXPECT_EQ(emp.agents, N * (r + 1) / size - N * r / size);
         put_bits(emp, split, N);
-        auto const h = ks::employment_counts(space, emp, ranks);
+        auto const h = ks::detail::employment_counts(space, emp, ranks);
         counts[std::size_t(r)].assign(h.data(), h.data() + h.size());
       });
       ASSERT_EQ(split, one) << size << " ranks, draw " << ks::to_string(draw);
