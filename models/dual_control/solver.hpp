@@ -11,7 +11,7 @@
 // Every sweep is one thread per grid point; the convergence test is a device reduction giving the
 // MacQueen-Porteus bound delta/(1-delta) (max dV - min dV), relative to max |V|.
 //
-// Across ranks (GridRanks): the points, in memory order, are cut into contiguous slabs, one per
+// Across ranks (run::Communicator): the points, in memory order, are cut into contiguous slabs, one per
 // rank. A sweep updates this rank's slab only (reading all of V_old), then the slabs of V (and u)
 // are all-gathered through host memory, so every rank holds the whole grid for the next sweep;
 // the sweep statistics are global maxima, minima and integer sums. Every point's value depends only
@@ -41,6 +41,7 @@
 #include "models/dual_control/estimate.hpp"
 #include "models/dual_control/params.hpp"
 #include "models/dual_control/result.hpp"
+#include "parity/run/communicator.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -49,7 +50,7 @@ namespace parity::dual_control {
 
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases,
-             detail::GridRanks const& ranks = {}) {
+             run::Communicator const& ranks = {}) {
   using Mem = typename ExecutionSpace::memory_space;
   validate(params);
   Kokkos::Timer timer;

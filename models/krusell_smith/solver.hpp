@@ -13,7 +13,7 @@
 // shocks.hpp, panel_kernels.hpp and panel.hpp, regression.hpp, accuracy.hpp (what a finished
 // solve reports) and checkpoint.hpp (the loop's state for --checkpoint / --resume).
 //
-// Across ranks (PanelRanks, ranks.hpp) the agents are split into contiguous ranges, one per rank:
+// Across ranks (run::Communicator) the agents are split into contiguous ranges, one per rank:
 // each rank draws (shocks.hpp) and simulates (panel.hpp) its own agents, and the per-period
 // capital sum is added over the ranks, so every rank holds the same K path and computes the same
 // regression and policy (small: replicated rather than split). Checkpoints hold the whole
@@ -38,11 +38,11 @@
 #include "models/krusell_smith/detail/regression.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
-#include "models/krusell_smith/ranks.hpp"
 #include "models/krusell_smith/result.hpp"
 #include "parity/grid/axis.hpp"
 #include "parity/grid/spacing.hpp"
 #include "parity/run/checkpoint.hpp"
+#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -52,7 +52,7 @@ namespace parity::krusell_smith {
 
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases,
-             PanelRanks const& ranks = {}) {
+             run::Communicator const& ranks = {}) {
   validate(p);
   require(p.agents >= ranks.size, "--agents " + std::to_string(p.agents) + ": fewer agents than the " +
                                       std::to_string(ranks.size) + " ranks (each rank simulates at least one)");

@@ -6,6 +6,7 @@
 #include "models/sde/ensemble.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/stepper.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::sde {
 
@@ -27,7 +28,7 @@ struct KuramotoConfig {
   int column_splits = 0;  // all pairs: teams sharing a row tile, each over a share of the
                           // column tiles (0: enough to fill the device, see all_pairs_splits)
   bool keep_positions = false;  // copy the final phases to the host (tests)
-  EnsembleRanks ranks;  // one rank unless set (see kuramoto.hpp)
+  run::Communicator ranks;  // one rank unless set (see kuramoto.hpp)
 };
 
 }  // namespace parity::sde

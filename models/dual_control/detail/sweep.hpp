@@ -4,7 +4,6 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "models/dual_control/detail/objective.hpp"
 #include "models/dual_control/detail/problem.hpp"
 #include "models/dual_control/params.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::dual_control::detail {
 
@@ -22,27 +22,12 @@ struct SweepStats {
   long evaluations;  // objective evaluations (each NGH trilinear gathers of 8 values)
 };
 
-// The ranks the grid is split over and their collectives on host memory (the executables fill
-// these in from parity/run/ranks.hpp); the default is one rank with nothing to exchange. Every
-// rank calls the collectives in the same order.
-struct GridRanks {
-  int rank = 0, size = 1;
-  // all = every rank's `mine` concatenated in rank order
-  std::function<void(std::span<double const> mine, std::span<double> all)> all_gather;
-  std::function<double(double)> max, min;
-  std::function<void(std::span<std::int64_t> values)> sum;  // values[i] = their sum over the ranks
-  bool several() const { return size > 1; }
-  // This rank's points [first, last) of n: contiguous slabs in memory order.
-  long first(long n) const { return several() ? n * rank / size : 0; }
-  long last(long n) const { return several() ? n * (rank + 1) / size : n; }
-};
-
 // gather_slabs' host buffers (this rank's slab, the grid; doubles in float), sized once per solve.
 template <class Real>
 struct SlabBuffers {
   Kokkos::View<Real*, Kokkos::HostSpace> slab, grid;
   std::vector<double> slab_values, grid_values;  // float only
-  SlabBuffers(GridRanks const& ranks, long n) {
+  SlabBuffers(run::Communicator const& ranks, long n) {
     if (!ranks.several()) return;
     slab = decltype(slab)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::dual_control::slab_host"),
                           std::size_t(ranks.last(n) - ranks.first(n)));
@@ -56,7 +41,7 @@ struct SlabBuffers {
 // copied into g on every rank through host memory (the GPU machines' MPI is not CUDA-aware): one
 // copy of the slab out, the all-gather, one copy of the grid back. Float travels as double (exact).
 template <class ExecutionSpace, class Real, class MemorySpace>
-void gather_slabs(ExecutionSpace const& space, GridRanks const& ranks, Grid3<Real, MemorySpace> const& g,
+void gather_slabs(ExecutionSpace const& space, run::Communicator const& ranks, Grid3<Real, MemorySpace> const& g,
                   SlabBuffers<Real>& b) {
   if (!ranks.several()) return;
   long const n = long(g.size()), p0 = ranks.first(n), p1 = ranks.last(n);
@@ -77,7 +62,7 @@ void gather_slabs(ExecutionSpace const& space, GridRanks const& ranks, Grid3<Rea
 
 // The statistics of one sweep over all ranks' slabs (exact: maxima, minima, an integer sum).
 template <class Real>
-SweepStats<Real> global_stats(GridRanks const& ranks, SweepStats<Real> st) {
+SweepStats<Real> global_stats(run::Communicator const& ranks, SweepStats<Real> st) {
   if (!ranks.several()) return st;
   st.dmax = Real(ranks.max(double(st.dmax)));
   st.dmin = Real(ranks.min(double(st.dmin)));
@@ -92,7 +77,7 @@ SweepStats<Real> global_stats(GridRanks const& ranks, SweepStats<Real> st) {
 template <class ExecutionSpace, class Real, class MemorySpace>
 SweepStats<Real> evaluate_policy(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
                                  Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& policy,
-                                 Grid3<Real, MemorySpace> const& v_new, GridRanks const& ranks = {}) {
+                                 Grid3<Real, MemorySpace> const& v_new, run::Communicator const& ranks = {}) {
   int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
   long const n = long(v_old.extent(0)) * nmu * ns, p0 = ranks.first(n), p1 = ranks.last(n);
   Grid3<Real const, MemorySpace> const vo = v_old;
@@ -121,7 +106,7 @@ template <class ExecutionSpace, class Real, class MemorySpace>
 SweepStats<Real> bellman_update(ExecutionSpace const& space, Problem<Real, MemorySpace> const& problem,
                                 Grid3<Real, MemorySpace> const& v_old, Grid3<Real, MemorySpace> const& v_new,
                                 Grid3<Real, MemorySpace> const& policy, BrentSettings const& bs,
-                                GridRanks const& ranks = {}) {
+                                run::Communicator const& ranks = {}) {
   int const nmu = int(v_old.extent(1)), ns = int(v_old.extent(2));
   long const n = long(v_old.extent(0)) * nmu * ns, p0 = ranks.first(n), p1 = ranks.last(n);
   Grid3<Real const, MemorySpace> const vo = v_old;
