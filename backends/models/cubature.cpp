@@ -9,11 +9,7 @@ namespace {
 
 // The cases with this process's ranks (parity/run/ranks.hpp) to split the regions over.
 Params with_process_ranks(Params p) {
-  p.options.ranks.rank = run::ranks::rank();
-  p.options.ranks.size = run::ranks::size();
-  p.options.ranks.all_gather = [](std::span<double const> mine, std::span<double> all) {
-    run::ranks::all_gather(mine, all);
-  };
+  p.options.ranks = run::ranks::communicator();
   return p;
 }
 

@@ -5,27 +5,11 @@
 #include "parity/run/ranks.hpp"
 
 namespace parity::dual_control {
-namespace {
-
-// This process's ranks (parity/run/ranks.hpp) for the grid split.
-GridRanks process_ranks() {
-  GridRanks r;
-  r.rank = run::ranks::rank();
-  r.size = run::ranks::size();
-  r.all_gather = [](std::span<double const> mine, std::span<double> all) { run::ranks::all_gather(mine, all); };
-  r.max = [](double x) { return run::ranks::max(x); };
-  r.min = [](double x) { return run::ranks::min(x); };
-  r.sum = [](std::span<std::int64_t> values) { run::ranks::sum(values); };
-  return r;
-}
-
-}  // namespace
-
 Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases) {
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
     using Real = decltype(real);
-    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases, process_ranks());
+    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases, run::ranks::communicator());
   });
 }
 

@@ -9,31 +9,17 @@
 #endif
 
 namespace parity::sde {
-namespace {
-
-// This process's ranks (parity/run/ranks.hpp) for the ensemble integrator.
-EnsembleRanks process_ranks() {
-  EnsembleRanks r;
-  r.rank = run::ranks::rank();
-  r.size = run::ranks::size();
-  r.all_gather = [](std::span<double const> mine, std::span<double> all) { run::ranks::all_gather(mine, all); };
-  r.sum = [](std::span<std::int64_t> values) { run::ranks::sum(values); };
-  return r;
-}
-
-}  // namespace
-
 JosephsonResult run(JosephsonParams const& p, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
   });
 }
 
 KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
   });
 }
 
@@ -47,7 +33,7 @@ NetworkKuramotoRunResult run(NetworkKuramotoParams const& p, Precision precision
                              run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, process_ranks());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
   });
 }
 #endif

@@ -160,4 +160,16 @@ double min(double value) {
   return value;
 }
 
+Communicator communicator() {
+  Communicator c;
+  c.rank = rank();
+  c.size = size();
+  c.collectives.all_gather = [](std::span<double const> mine, std::span<double> all) { all_gather(mine, all); };
+  c.collectives.sum_in_rank_order = [](std::span<double> values) { sum_in_rank_order(values); };
+  c.collectives.sum = [](std::span<std::int64_t> values) { sum(values); };
+  c.collectives.max = [](double value) { return max(value); };
+  c.collectives.min = [](double value) { return min(value); };
+  return c;
+}
+
 }  // namespace parity::run::ranks

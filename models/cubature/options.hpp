@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -95,23 +96,11 @@ struct Tolerances {
   double relative = 1e-6;  // default 1e-6
 };
 
-// The ranks (processes) one integration is split over, and their collective on host memory; the
-// executables fill these in from parity/run/ranks.hpp, a library user may pass its own. Default: one
-// rank, nothing exchanged. Every rank holds the whole region list and does the same bookkeeping;
-// the rule is applied to a contiguous share of each list (and phase 2 refines a share of its
-// regions) per rank, and the shares' results are gathered into every rank, so the result is the
-// same bits for any rank count. Every rank must call integrate() with the same problem.
-struct Ranks {
-  int rank = 0, size = 1;
-  // all = every rank's `mine` concatenated in rank order (lengths may differ per rank); called by
-  // every rank in the same order.
-  std::function<void(std::span<double const> mine, std::span<double> all)> all_gather;
-  bool several() const { return size > 1; }
-  // Rank k's share of m regions: [begin(m, k), begin(m, k + 1)).
-  std::int64_t begin(std::int64_t m, int k) const { return m * k / size; }
-  std::int64_t first(std::int64_t m) const { return begin(m, rank); }
-  std::int64_t last(std::int64_t m) const { return begin(m, rank + 1); }
-};
+// Several ranks (run::Communicator, all_gather only): every rank holds the whole region list and
+// does the same bookkeeping; the rule is applied to a contiguous share of each list (and phase 2
+// refines a share of its regions) per rank, and the shares' results are gathered into every rank,
+// so the result is the same bits for any rank count. Every rank must call integrate() with the
+// same problem.
 
 // Every member has a default that suits most integrals; the comments name it.
 struct Options {
@@ -141,8 +130,8 @@ struct Options {
   // "parity::cubature::phase2" (integrate_batch: "parity::cubature::batch") are added to it. The
   // phases are Kokkos Tools regions either way; without a timer no fences are added for them.
   run::PhaseTimes* phase_times = nullptr;
-  // Default one rank. Several: see Ranks (integrate_batch then runs its integrals one at a time).
-  Ranks ranks;
+  // Default one rank. Several: see above (integrate_batch then runs its integrals one at a time).
+  run::Communicator ranks;
 };
 
 struct Phase1Step {
@@ -217,7 +206,7 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(opt.team_size >= 0 && opt.team_size <= 1024, "team size must be in [0, 1024]");
   require(opt.ranks.size >= 1 && opt.ranks.rank >= 0 && opt.ranks.rank < opt.ranks.size,
           "ranks: the rank must lie in [0, size) and the size be >= 1");
-  require(!opt.ranks.several() || bool(opt.ranks.all_gather), "ranks: several ranks need an all_gather");
+  require(!opt.ranks.several() || bool(opt.ranks.collectives.all_gather), "ranks: several ranks need an all_gather");
 }
 
 }  // namespace parity::cubature

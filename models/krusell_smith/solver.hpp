@@ -13,7 +13,7 @@
 // shocks.hpp, panel_kernels.hpp and panel.hpp, regression.hpp, accuracy.hpp (what a finished
 // solve reports) and checkpoint.hpp (the loop's state for --checkpoint / --resume).
 //
-// Across ranks (PanelRanks, ranks.hpp) the agents are split into contiguous ranges, one per rank:
+// Across ranks (run::Communicator) the agents are split into contiguous ranges, one per rank:
 // each rank draws (shocks.hpp) and simulates (panel.hpp) its own agents, and the per-period
 // capital sum is added over the ranks, so every rank holds the same K path and computes the same
 // regression and policy (small: replicated rather than split). Checkpoints hold the whole
@@ -38,11 +38,11 @@
 #include "models/krusell_smith/detail/regression.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
-#include "models/krusell_smith/ranks.hpp"
 #include "models/krusell_smith/result.hpp"
 #include "parity/grid/axis.hpp"
 #include "parity/grid/spacing.hpp"
 #include "parity/run/checkpoint.hpp"
+#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -52,7 +52,7 @@ namespace parity::krusell_smith {
 
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases,
-             PanelRanks const& ranks = {}) {
+             run::Communicator const& ranks = {}) {
   validate(p);
   require(p.agents >= ranks.size, "--agents " + std::to_string(p.agents) + ": fewer agents than the " +
                                       std::to_string(ranks.size) + " ranks (each rank simulates at least one)");
@@ -62,7 +62,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
               "with -np 1");
   // A checkpoint to continue from is read, and checked against these parameters, and the folder
   // checkpoints go to is checked, before any work.
-  std::string const fingerprint = checkpoint_fingerprint(p, sizeof(Real) == 4 ? "float" : "double");
+  std::string const fingerprint = detail::checkpoint_fingerprint(p, sizeof(Real) == 4 ? "float" : "double");
   std::optional<run::Checkpoint> resume;
   try {
     if (!p.checkpoint.resume.empty()) resume = run::read_checkpoint(p.checkpoint.resume, fingerprint);
@@ -108,11 +108,11 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   Real const policy_tol = Real(p.policy_tol);
 
   std::vector<std::int32_t> z;
-  Employment<Mem> emp;
+  detail::Employment<Mem> emp;
   {
     timing::ScopedPhase phase(space, phases, phase_shocks);
-    z = aggregate_path(p, chain);
-    emp = generate_employment(space, p, chain, z, ranks);
+    z = detail::aggregate_path(p, chain);
+    emp = detail::generate_employment(space, p, chain, z, ranks);
   }
   res.z_path = z;
 
@@ -121,7 +121,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
                                     n);
   auto panel = [&] {
     timing::ScopedPhase phase(space, phases, phase_panel_setup);
-    return PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents, ranks);
+    return detail::PanelSimulation<ExecutionSpace, Real, Axis>(space, p, axk, axK, emp, z, k_agents, ranks);
   }();
   res.panel_locate = to_string(panel.locate());
   Kokkos::View<Real*, Mem> k_start;  // a restart's cross-section, matched to period 0's employment
@@ -140,7 +140,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     auto const& employed = ranks.several() ? all : mine;
     std::vector<std::int32_t> employed0(p.agents);
     for (long i = 0; i < p.agents; ++i) employed0[i] = std::int32_t(employed[i]);
-    auto const k0 = restart_cross_section(p, chain, z[0], employed0);
+    auto const k0 = detail::restart_cross_section(p, chain, z[0], employed0);
     k_start = Kokkos::View<Real*, Mem>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_start"), n);
     auto k_start_h = Kokkos::create_mirror_view(k_start);
@@ -150,12 +150,12 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     Kokkos::deep_copy(k_start, k_start_h);
     panel.set_initial(k_start, sum);
   }
-  LoopState st;
+  detail::LoopState st;
   st.b = p.init_coeffs;
   st.last_diff = 0.0;  // the first policy is solved to full precision (restarts need it)
   if (resume) {
     double sum = 0;
-    auto const start = restore_checkpoint(*resume, p, st, res, g, k_agents, sum);
+    auto const start = detail::restore_checkpoint(*resume, p, st, res, g, k_agents, sum);
     if (!start.empty()) {
       Kokkos::View<Real*, Mem> k0(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::krusell_smith::capital_resumed"), n);
@@ -165,13 +165,13 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     res.resumed_from_iteration = st.iteration;
     progress.message("resuming from " + p.checkpoint.resume + " after outer iteration " + std::to_string(st.iteration));
   }
-  Regression reg;
+  detail::Regression reg;
   double last_write = clock.seconds();
   // A failed write (a full disk) does not end the solve: it is reported and the next one tried.
   auto write = [&] {
     try {
-      run::write_checkpoint(p.checkpoint.path,
-                            make_checkpoint(fingerprint, st, res, g, panel.initial(), panel.initial_sum(), k_agents));
+      run::write_checkpoint(p.checkpoint.path, detail::make_checkpoint(fingerprint, st, res, g, panel.initial(),
+                                                                       panel.initial_sum(), k_agents));
       ++res.checkpoints_written;
     } catch (run::CheckpointError const& e) {
       progress.message(std::string("warning: ") + e.what());
@@ -179,7 +179,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     last_write = clock.seconds();
   };
   for (int it = st.iteration + 1; it <= p.max_iter && !st.finished; ++it) {
-    Model<Real> const model = make_model<Real>(p, chain, st.b);
+    detail::Model<Real> const model = detail::make_model<Real>(p, chain, st.b);
     int policy_it = 0;
     Real change = 0;
     // Later outer iterations far from the fixed point need a less exact policy: 1e-3 of the last
@@ -190,9 +190,9 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       double last_report = clock.seconds();
       do {
         change = p.policy_method == PolicyMethod::time_iteration
-                     ? kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic, Real(p.policy_damping),
-                                                      Real(p.k_max))
-                     : kernels::euler_update(space, model, axk, axK, g, g_new, k_endo, cubic);
+                     ? detail::kernels::time_iteration_update(space, model, axk, axK, g, g_new, cubic,
+                                                              Real(p.policy_damping), Real(p.k_max))
+                     : detail::kernels::euler_update(space, model, axk, axK, g, g_new, k_endo, cubic);
         std::swap(g, g_new);
         ++policy_it;
         // The first policy takes thousands of sweeps (seconds): say where it is.
@@ -218,7 +218,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     double diff = 0;
     {
       timing::ScopedPhase phase(space, phases, phase_regression);
-      reg = regress(st.K_host, z, p.discard);
+      reg = detail::regress(st.K_host, z, p.discard);
       for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - st.b[q]));
     }
     // MMV carry the distribution until the coefficients move less than 100 x the tolerance and
@@ -295,7 +295,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
 
   {
     timing::ScopedPhase phase(space, phases, phase_accuracy);
-    measure_accuracy(space, p, chain, axk, axK, k_nodes, K_nodes, g, cubic, z, st.K_host, emp, k_agents, res, ranks);
+    detail::measure_accuracy(space, p, chain, axk, axK, k_nodes, K_nodes, g, cubic, z, st.K_host, emp, k_agents, res,
+                             ranks);
   }
   return res;
 }

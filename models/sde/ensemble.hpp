@@ -21,7 +21,7 @@
 // averages of each component over steps (average_from, steps] accumulate per path. Nothing of the
 // per-path state leaves the device; the host copies only the reduced arrays at the end.
 //
-// Across ranks (EnsembleRanks): the sums run over chunks of 1024 paths of one sweep point, and the
+// Across ranks (run::Communicator): the sums run over chunks of 1024 paths of one sweep point, and the
 // P * chunks chunks are dealt out to the ranks in contiguous runs, so each rank integrates a
 // contiguous range of global path indices (noise and initial states are keyed by the global index:
 // the ensemble is the same for any rank count). Each rank sums its chunks; the chunk sums are
@@ -44,6 +44,7 @@
 #include "models/sde/stepper.hpp"
 #include "models/sde/system.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
@@ -92,17 +93,6 @@ constexpr unsigned advance_min_blocks() {
     return 0;
 }
 
-// The ranks an ensemble is split over and their collectives (the executables fill these in from
-// parity/run/ranks.hpp); the default is one rank with nothing to exchange. Both collectives act on
-// host memory and are called by every rank in the same order.
-struct EnsembleRanks {
-  int rank = 0, size = 1;
-  // all = every rank's `mine` concatenated in rank order
-  std::function<void(std::span<double const> mine, std::span<double> all)> all_gather;
-  // values[i] = their sum over the ranks
-  std::function<void(std::span<std::int64_t> values)> sum;
-};
-
 struct EnsembleConfig {
   int paths = 1024;  // per parameter value
   long steps = 1000;
@@ -113,7 +103,7 @@ struct EnsembleConfig {
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise, ensemble statistics only (noise.hpp)
-  EnsembleRanks ranks;  // one rank unless set
+  run::Communicator ranks;  // one rank unless set (uses all_gather and sum)
 };
 
 namespace detail {

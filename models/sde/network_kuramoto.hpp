@@ -36,6 +36,7 @@
 #include "models/sde/network.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/stepper.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::sde {
 
@@ -59,7 +60,7 @@ struct NetworkKuramotoConfig {
   NoiseLaw noise = NoiseLaw::gaussian;
   bool local_order = false;  // r_i at the end
   bool keep_positions = false;  // copy the final phases to the host
-  EnsembleRanks ranks;  // one rank unless set (rows split, see the top of this file)
+  run::Communicator ranks;  // one rank unless set (rows split, see the top of this file)
 };
 
 namespace detail {
@@ -155,7 +156,7 @@ inline int network_first_row(int n, int q, int ranks) { return int(long(n) * q /
 template <class ExecSpace, class Real>
 struct RowExchange {
   using HostBlock = Kokkos::View<Real**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
-  EnsembleRanks ranks;  // size 1: nothing to exchange
+  run::Communicator ranks;  // size 1: nothing to exchange
   std::vector<int> first{0};  // every rank's first row, then N
   int row0 = 0, rows = 0;
   Block<ExecSpace, Real> mine;  // this rank's s, c (rows x 2R) before the gather
@@ -166,7 +167,7 @@ struct RowExchange {
 
 template <class ExecSpace, class Real>
 RowExchange<ExecSpace, Real> make_row_exchange(ExecSpace const& space, int n, int replicas,
-                                               EnsembleRanks const& ranks) {
+                                               run::Communicator const& ranks) {
   RowExchange<ExecSpace, Real> ex;
   ex.ranks = ranks;
   int const nranks = ranks.size > 1 ? ranks.size : 1, rank = nranks > 1 ? ranks.rank : 0;
@@ -477,7 +478,7 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
 // ranks: the ranks the rows are split over (see the top of this file); default one.
 template <class ExecSpace, class Real>
 NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams const& p, run::Progress& progress,
-                               run::PhaseTimes& times, EnsembleRanks const& ranks = {}) {
+                               run::PhaseTimes& times, run::Communicator const& ranks = {}) {
   validate(p);
   Network const kmat = build_coupling(p);
   NetworkKuramotoConfig c;

@@ -18,6 +18,7 @@
 #include "models/sde/kuramoto.hpp"
 #include "models/sde/params.hpp"
 #include "models/sde/result.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::sde {
 
@@ -61,7 +62,7 @@ inline NoiseLaw noise_law(std::string const& name) {
 // ranks: the ranks the paths and sweep points are split over (ensemble.hpp); default one.
 template <class ExecutionSpace, class Real>
 JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run::Progress& progress,
-                      run::PhaseTimes& times, EnsembleRanks const& ranks = {}) {
+                      run::PhaseTimes& times, run::Communicator const& ranks = {}) {
   validate(p);
   JosephsonSystem<Real> sys;
   sys.gamma = Real(p.gamma);
@@ -121,7 +122,7 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
 
 template <class ExecutionSpace, class Real>
 KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, run::Progress& progress,
-                        run::PhaseTimes& times, EnsembleRanks const& ranks = {}) {
+                        run::PhaseTimes& times, run::Communicator const& ranks = {}) {
   validate(p);
   KuramotoConfig c;
   c.n = p.oscillators;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <span>
 
+#include "parity/run/communicator.hpp"
+
 namespace parity::run::ranks {
 
 // Starts MPI (when built with it) for the lifetime of the object; one per process, in main().
@@ -38,5 +40,9 @@ double max(double value);
 double min(double value);
 // Seconds spent in the collectives above so far (0 with one rank).
 double communication_seconds();
+
+// This process's rank and size with the collectives above, for the distributed engines: what the
+// executables pass them. One rank without a launcher.
+Communicator communicator();
 
 }  // namespace parity::run::ranks

@@ -20,7 +20,7 @@ namespace parity::cubature::detail {
 // this rank's own work threw (null: nothing): it travels with the rows as a flag, so every rank
 // leaves the collective and throws together instead of waiting for a rank that gave up.
 template <class ExecutionSpace>
-void gather_rows(ExecutionSpace const& space, Ranks const& ranks,
+void gather_rows(ExecutionSpace const& space, run::Communicator const& ranks,
                  Kokkos::View<double*, typename ExecutionSpace::memory_space> const& rows, std::int64_t m, int width,
                  std::exception_ptr failed) {
   using Host = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;

@@ -15,10 +15,10 @@
 #include "models/krusell_smith/detail/regression.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
-#include "models/krusell_smith/ranks.hpp"
 #include "models/krusell_smith/result.hpp"
+#include "parity/run/communicator.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // Fills res's accuracy, shocks and output fields from the final policy g, the last panel
 // (K_host, k_agents) and the shocks (z, emp); res.coeffs is the law the agents perceived. On
@@ -30,7 +30,7 @@ void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const&
                       G const& g, bool cubic, std::vector<std::int32_t> const& z, std::vector<double> const& K_host,
                       Employment<typename ExecutionSpace::memory_space> const& emp,
                       Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& k_agents, Result& res,
-                      PanelRanks const& ranks = {}) {
+                      run::Communicator const& ranks = {}) {
   int const nk = p.nk, nK = p.nK;
   Model<Real> const model = make_model<Real>(p, chain, res.coeffs);
   res.euler_k_cap = std::min(p.k_max, 5.0 * p.K_max);
@@ -113,4 +113,4 @@ void measure_accuracy(ExecutionSpace const& space, Params const& p, Chain const&
   res.K_grid = K_nodes;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

@@ -21,9 +21,7 @@
 #include "parity/run/checkpoint.hpp"
 #include "parity/run/errors.hpp"
 
-namespace parity::krusell_smith {
-
-namespace detail {
+namespace parity::krusell_smith::detail {
 
 // The shortest of %.15g .. %.17g that reads back as v: exact, and 0.99 stays "0.99" in messages.
 inline std::string number(double v) {
@@ -42,12 +40,9 @@ inline std::uint64_t hash_bytes(void const* data, std::size_t n, std::uint64_t h
   return h;
 }
 
-}  // namespace detail
-
 // One "name=value" line per parameter that changes the solve's path. --max-iter is left out, so
 // a solve stopped by its iteration cap may be resumed with a larger one.
 inline std::string checkpoint_fingerprint(Params const& p, char const* precision) {
-  using detail::number;
   std::string f = "model=krusell-smith\nformat=1\nprecision=" + std::string(precision) + "\n";
   auto add = [&](char const* name, std::string const& v) { f += std::string(name) + "=" + v + "\n"; };
   for (auto [name, v] : std::initializer_list<std::pair<char const*, double>>{{"beta", p.beta},
@@ -92,10 +87,10 @@ inline std::string checkpoint_fingerprint(Params const& p, char const* precision
   add("init-coeffs", number(p.init_coeffs[0]) + "," + number(p.init_coeffs[1]) + "," + number(p.init_coeffs[2]) + "," +
                          number(p.init_coeffs[3]));
   auto const& st = p.start;
-  std::uint64_t h = detail::hash_bytes(st.policy.data(), st.policy.size() * sizeof(double));
-  h = detail::hash_bytes(st.capital.data(), st.capital.size() * sizeof(double), h);
-  h = detail::hash_bytes(st.employed.data(), st.employed.size() * sizeof(std::int32_t), h);
-  h = detail::hash_bytes(&st.z_prev, sizeof st.z_prev, h);
+  std::uint64_t h = hash_bytes(st.policy.data(), st.policy.size() * sizeof(double));
+  h = hash_bytes(st.capital.data(), st.capital.size() * sizeof(double), h);
+  h = hash_bytes(st.employed.data(), st.employed.size() * sizeof(std::int32_t), h);
+  h = hash_bytes(&st.z_prev, sizeof st.z_prev, h);
   add("restart-data", st.policy.empty() && st.capital.empty() ? "none" : std::to_string(h));
   return f;
 }
@@ -114,8 +109,6 @@ struct LoopState {
   double stop_value = 0;
 };
 
-namespace detail {
-
 template <class V>
 std::vector<double> to_host_doubles(V const& v) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -132,8 +125,6 @@ void from_host_doubles(V const& v, std::vector<double> const& values) {
   Kokkos::deep_copy(v, h);
 }
 
-}  // namespace detail
-
 // The checkpoint after an outer iteration. panel_start: the cross-section the next simulation
 // starts from (empty View: every agent at initial_capital), with its sum.
 template <class G, class K>
@@ -149,10 +140,10 @@ run::Checkpoint make_checkpoint(std::string const& fingerprint, LoopState const&
   c.set_scalar("last_diff", st.last_diff);
   c.set_scalar("simulated_periods", std::int64_t(st.simulated_periods));
   c.set("K_path", st.K_host);
-  c.set("policy", detail::to_host_doubles(g));
-  c.set("panel_start", panel_start.extent(0) > 0 ? detail::to_host_doubles(panel_start) : std::vector<double>{});
+  c.set("policy", to_host_doubles(g));
+  c.set("panel_start", panel_start.extent(0) > 0 ? to_host_doubles(panel_start) : std::vector<double>{});
   c.set_scalar("panel_start_sum", panel_start_sum);
-  c.set("capital_final", detail::to_host_doubles(k_final));
+  c.set("capital_final", to_host_doubles(k_final));
   // The result's running fields.
   c.set("result_coeffs", std::vector<double>(res.coeffs.begin(), res.coeffs.end()));
   c.set("result_r_squared", std::vector<double>(res.r_squared.begin(), res.r_squared.end()));
@@ -184,8 +175,8 @@ std::vector<double> restore_checkpoint(run::Checkpoint const& c, Params const& p
     st.last_diff = c.scalar("last_diff");
     st.simulated_periods = long(c.integer("simulated_periods"));
     st.K_host = c.doubles("K_path", long(p.periods) + 1);
-    detail::from_host_doubles(g, c.doubles("policy", long(g.size())));
-    detail::from_host_doubles(k_final, c.doubles("capital_final", p.agents));
+    from_host_doubles(g, c.doubles("policy", long(g.size())));
+    from_host_doubles(k_final, c.doubles("capital_final", p.agents));
     std::vector<double> start = c.doubles("panel_start");
     require(start.empty() || long(start.size()) == p.agents,
             "checkpoint '" + c.source + "': its panel start has " + std::to_string(start.size()) + " agents");
@@ -214,4 +205,4 @@ std::vector<double> restore_checkpoint(run::Checkpoint const& c, Params const& p
   }
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

@@ -11,7 +11,7 @@
 #include "parity/interp/catmull_rom.hpp"
 #include "parity/interp/multilinear.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // Philox streams: the aggregate path uses one stream, agent i uses agent_stream_base + i.
 inline constexpr std::uint64_t aggregate_stream = 0x4b535a70ull;  // "KSZp"
@@ -103,4 +103,4 @@ KOKKOS_INLINE_FUNCTION Real rounding_allowance(Real k) {
 
 }  // namespace kernels
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

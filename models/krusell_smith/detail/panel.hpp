@@ -17,12 +17,12 @@
 #include "models/krusell_smith/detail/panel_kernels.hpp"
 #include "models/krusell_smith/detail/shocks.hpp"
 #include "models/krusell_smith/params.hpp"
-#include "models/krusell_smith/ranks.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/resident_teams.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // Panel simulation for T periods from every agent at initial_capital, giving K_0..K_T (the
 // cross-sectional means) on the device. Per period: a K-slice of g at (K_t, z_t) (2 x nk cubics),
@@ -33,7 +33,7 @@ namespace parity::krusell_smith {
 // CUDA graph: no per-kernel launch latency, which dominates below ~10^6 agents; on host backends
 // the nodes run in order as plain kernels). `--panel-launch kernels` launches them one by one.
 //
-// Across ranks (PanelRanks) each rank steps its own agents (emp's range): a period's reduction is
+// Across ranks (run::Communicator) each rank steps its own agents (emp's range): a period's reduction is
 // this rank's part of the capital sum, which is copied to the host, added over the ranks in rank
 // order and copied back before the next period's slice reads it, so every rank sees the same K_t.
 // The exchange sits between two periods, so a graph cannot span the simulation: the kernels are
@@ -46,7 +46,8 @@ class PanelSimulation {
   using G = Kokkos::View<Real***, Mem>;
 
   PanelSimulation(ExecSpace const& space, Params const& p, Axis const& axk, Axis const& axK, Employment<Mem> const& emp,
-                  std::vector<std::int32_t> const& z, Kokkos::View<Real*, Mem> const& k, PanelRanks const& ranks = {})
+                  std::vector<std::int32_t> const& z, Kokkos::View<Real*, Mem> const& k,
+                  run::Communicator const& ranks = {})
       : space_(space),
         N_(emp.agents),
         total_(p.agents),
@@ -251,7 +252,7 @@ class PanelSimulation {
   std::vector<kernels::PanelStepScratch<ExecSpace, Real>> scratch_steps_;
   kernels::LastMean<Mem> last_;
   std::optional<Kokkos::Experimental::Graph<ExecSpace>> graph_;
-  PanelRanks ranks_;
+  run::Communicator ranks_;
 };
 
 // A restart's cross-section as period 0 of this run's panel. The saved agents have capital k_T
@@ -301,4 +302,4 @@ inline std::vector<double> restart_cross_section(Params const& p, Chain const& c
   return k;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

@@ -14,7 +14,7 @@
 #include "parity/interp/catmull_rom.hpp"
 #include "parity/interp/multilinear.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 namespace kernels {
 
@@ -248,4 +248,4 @@ struct LastMean {
 
 }  // namespace kernels
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

@@ -6,7 +6,7 @@
 
 #include "models/krusell_smith/detail/model.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 namespace kernels {
 
@@ -201,4 +201,4 @@ Kokkos::View<double***, typename ExecSpace::memory_space> euler_error_field(Exec
 
 }  // namespace kernels
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

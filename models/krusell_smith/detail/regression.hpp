@@ -9,7 +9,7 @@
 
 #include "parity/run/errors.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 // OLS of ln K_{t+1} on ln K_t over t in [discard, T) for each aggregate state.
 struct Regression {
@@ -56,4 +56,4 @@ inline std::vector<double> dynamic_law_of_motion(std::array<double, 4> const& b,
   return K;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail

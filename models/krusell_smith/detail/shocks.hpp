@@ -12,7 +12,7 @@
 //
 // Employment is bit-packed: one bit per agent-period.
 //
-// Across ranks (PanelRanks) each rank draws and stores its own contiguous range of agents; the
+// Across ranks (run::Communicator) each rank draws and stores its own contiguous range of agents; the
 // keys stay those of the global agent index. Every decision of the select (targets, group sizes,
 // the bin holding the m-th key) is made from global numbers: the group sizes follow from N and the
 // previous target, and each level's 256-bin histograms are integer counts summed over the ranks
@@ -32,10 +32,10 @@
 #include "models/krusell_smith/calibration.hpp"
 #include "models/krusell_smith/detail/model.hpp"
 #include "models/krusell_smith/params.hpp"
-#include "models/krusell_smith/ranks.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/communicator.hpp"
 
-namespace parity::krusell_smith {
+namespace parity::krusell_smith::detail {
 
 namespace kernels {
 
@@ -82,7 +82,7 @@ inline std::vector<std::int32_t> aggregate_path(Params const& p, Chain const& c)
 template <class ExecSpace>
 Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const& space, Params const& p,
                                                                  Chain const& c, std::vector<std::int32_t> const& z,
-                                                                 PanelRanks const& ranks = {}) {
+                                                                 run::Communicator const& ranks = {}) {
   using Mem = typename ExecSpace::memory_space;
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   Employment<Mem> emp;
@@ -262,7 +262,7 @@ struct EmploymentCount {
 template <class ExecSpace, class Mem>
 Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(ExecSpace const& space,
                                                                                Employment<Mem> const& emp,
-                                                                               PanelRanks const& ranks = {}) {
+                                                                               run::Communicator const& ranks = {}) {
   int const T = emp.periods;
   long const nwords = emp.nwords, N = emp.agents;
   auto words = emp.words;
@@ -306,9 +306,9 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
   return h;
 }
 
-}  // namespace parity::krusell_smith
+}  // namespace parity::krusell_smith::detail
 
 template <>
-struct Kokkos::reduction_identity<parity::krusell_smith::EmploymentCount> {
-  KOKKOS_FORCEINLINE_FUNCTION static parity::krusell_smith::EmploymentCount sum() { return {}; }
+struct Kokkos::reduction_identity<parity::krusell_smith::detail::EmploymentCount> {
+  KOKKOS_FORCEINLINE_FUNCTION static parity::krusell_smith::detail::EmploymentCount sum() { return {}; }
 };

@@ -1,5 +1,6 @@
-// run::ranks in a process not started by mpirun: one rank, and the collectives are identities
-// (the multi-rank behaviour is tested through mpirun, tests/run/test_ranks.py).
+// run::ranks in a process not started by mpirun: one rank, the collectives are identities, and
+// communicator() hands them to the engines (the multi-rank behaviour is tested through mpirun,
+// tests/run/test_ranks.py).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -33,6 +34,25 @@ TEST(Ranks, OneRankCollectivesAreIdentities) {
   EXPECT_EQ(ranks::max(2.5), 2.5);
   EXPECT_EQ(ranks::min(-1.0), -1.0);
   EXPECT_EQ(ranks::communication_seconds(), 0.0);
+}
+
+TEST(Ranks, ProcessCommunicatorIsOneRank) {
+  parity::run::Communicator const c = ranks::communicator();
+  EXPECT_EQ(c.rank, 0);
+  EXPECT_EQ(c.size, 1);
+  EXPECT_NO_THROW(c.validate());
+  std::vector<double> const mine{0.25, 4.0};
+  std::vector<double> all(2, 0.0);
+  c.all_gather(mine, all);
+  EXPECT_EQ(all, mine);
+  EXPECT_EQ(c.max(3.0), 3.0);
+  // Its hooks reach run::ranks' collectives, which are identities on one rank too.
+  ASSERT_TRUE(c.collectives.all_gather && c.collectives.sum_in_rank_order && c.collectives.sum && c.collectives.max &&
+              c.collectives.min);
+  std::vector<std::int64_t> counts{5, -2};
+  c.collectives.sum(counts);
+  EXPECT_EQ(counts, (std::vector<std::int64_t>{5, -2}));
+  EXPECT_EQ(c.collectives.min(-7.5), -7.5);
 }
 
 TEST(Ranks, AllGatherRefusesAWrongOutputSize) {

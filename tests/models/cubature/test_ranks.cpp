@@ -19,6 +19,7 @@
 #include "models/cubature/integrands.hpp"
 #include "models/cubature/integrate.hpp"
 #include "models/cubature/params.hpp"
+#include "parity/run/communicator.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_ranks {
@@ -61,11 +62,13 @@ class ThreadRanks {
  public:
   explicit ThreadRanks(int size) : size_(size), meet_(size), parts_(std::size_t(size)) {}
 
-  cub::Ranks of(int rank) {
-    cub::Ranks r;
+  parity::run::Communicator of(int rank) {
+    parity::run::Communicator r;
     r.rank = rank;
     r.size = size_;
-    r.all_gather = [this, rank](std::span<double const> mine, std::span<double> all) { gather(rank, mine, all); };
+    r.collectives.all_gather = [this, rank](std::span<double const> mine, std::span<double> all) {
+      gather(rank, mine, all);
+    };
     return r;
   }
   int gathers() const { return gathers_; }  // collective calls, counted by rank 0
@@ -278,7 +281,7 @@ TEST(CubatureRanks, RejectsBadRanks) {
   EXPECT_THROW(cub::validate({0.0}, {1.0}, {}, o), parity::InvalidInput);
   o.ranks.size = 2;
   o.ranks.rank = 2;
-  o.ranks.all_gather = [](std::span<double const>, std::span<double>) {};
+  o.ranks.collectives.all_gather = [](std::span<double const>, std::span<double>) {};
   EXPECT_THROW(cub::validate({0.0}, {1.0}, {}, o), parity::InvalidInput);
 }
 

@@ -45,22 +45,22 @@ Solved solve_default_policy() {
       for (int j = 0; j < p.nK; ++j) gh(s, i, j) = 0.9 * r.k_nodes[i];
   Kokkos::deep_copy(g, gh);
   // The default solve's converged law of motion (its coeffs.txt).
-  auto const model = ks::make_model<double>(
+  auto const model = ks::detail::make_model<double>(
       p, chain, {0.13751715280577195, 0.963308153885579, 0.12593808092383507, 0.96500625399691509});
   double change = 1;
   int it = 0;
   for (; it < p.policy_max_iter && change > p.policy_tol; ++it) {
-    change = ks::kernels::euler_update(space, model, axk, axK, g, g2, ke, true);
+    change = ks::detail::kernels::euler_update(space, model, axk, axK, g, g2, ke, true);
     std::swap(g, g2);
   }
   EXPECT_LE(change, p.policy_tol) << "the Euler iteration converges (" << it << " iterations)";
   double const cap = std::min(p.k_max, 5.0 * p.K_max);
-  ks::kernels::euler_errors(space, model, axk, axK, g, true, false, cap, r.solve_on_max, r.on_mean);
-  ks::kernels::euler_errors(space, model, axk, axK, g, true, true, cap, r.solve_off_max, r.off_mean);
-  r.on = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                             ks::kernels::euler_error_field(space, model, axk, axK, g, true, false));
-  r.off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                              ks::kernels::euler_error_field(space, model, axk, axK, g, true, true));
+  ks::detail::kernels::euler_errors(space, model, axk, axK, g, true, false, cap, r.solve_on_max, r.on_mean);
+  ks::detail::kernels::euler_errors(space, model, axk, axK, g, true, true, cap, r.solve_off_max, r.off_mean);
+  r.on = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), ks::detail::kernels::euler_error_field(space, model, axk, axK, g, true, false));
+  r.off = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), ks::detail::kernels::euler_error_field(space, model, axk, axK, g, true, true));
   r.g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g);
   return r;
 }

@@ -141,9 +141,9 @@ TEST(KrusellSmithShocks, ExactUnemploymentMatchesHostSort) {
   p.periods = 60;
   p.discard = 10;
   auto const c = ks::build_chain(p);
-  auto const z = ks::aggregate_path(p, c);
+  auto const z = ks::detail::aggregate_path(p, c);
   ExecSpace space;
-  auto const emp = ks::generate_employment(space, p, c, z);
+  auto const emp = ks::detail::generate_employment(space, p, c, z);
   auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), emp.words);
   long const N = p.agents, nw = emp.nwords;
   std::vector<int> prev(N, 1), cur(N);
@@ -152,7 +152,7 @@ TEST(KrusellSmithShocks, ExactUnemploymentMatchesHostSort) {
   for (int t = 0; t < p.periods; ++t) {
     long const U = std::lround(c.u[z[t]] * double(N));
     std::vector<std::pair<std::uint64_t, long>> grp[2];
-    for (long i = 0; i < N; ++i) grp[t == 0 ? 0 : prev[i]].push_back({ks::kernels::agent_key(p.seed, i, t), i});
+    for (long i = 0; i < N; ++i) grp[t == 0 ? 0 : prev[i]].push_back({ks::detail::kernels::agent_key(p.seed, i, t), i});
     long target[2];
     if (t == 0) {
       target[0] = U, target[1] = 0;
@@ -179,11 +179,11 @@ TEST(KrusellSmithShocks, ExactUnemploymentMatchesHostSort) {
   }
   EXPECT_GT(changed_groups, p.periods);  // both groups were really selected from
   // The same seed gives the same bits; another seed different ones.
-  auto const again = ks::generate_employment(space, p, c, z);
+  auto const again = ks::detail::generate_employment(space, p, c, z);
   auto w2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again.words);
   for (std::size_t q = 0; q < w2.size(); ++q) ASSERT_EQ(w2(q), words(q));
   p.seed += 1;
-  auto const other = ks::generate_employment(space, p, c, z);
+  auto const other = ks::detail::generate_employment(space, p, c, z);
   auto w3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other.words);
   long differ = 0;
   for (std::size_t q = 0; q < w3.size(); ++q) differ += w3(q) != words(q);
@@ -193,7 +193,7 @@ TEST(KrusellSmithShocks, ExactUnemploymentMatchesHostSort) {
 // Reference panel: every agent interpolates g in (k, K) directly with the 2-D scheme.
 template <class Axis, class G>
 std::vector<double> reference_panel(ks::Params const& p, Axis const& axk, Axis const& axK, G const& g,
-                                    ks::Employment<MemSpace> const& emp, std::vector<std::int32_t> const& z) {
+                                    ks::detail::Employment<MemSpace> const& emp, std::vector<std::int32_t> const& z) {
   Kokkos::View<double*, MemSpace> k("parity::test::ks_capital", p.agents);
   Kokkos::deep_copy(k, p.initial_capital);
   std::vector<double> K{p.initial_capital};
@@ -208,7 +208,7 @@ std::vector<double> reference_panel(ks::Params const& p, Axis const& axk, Axis c
         "parity::test::ks_reference_panel", Kokkos::RangePolicy<ExecSpace>(0, p.agents),
         KOKKOS_LAMBDA(int i, double& acc) {
           int const e = int((words(long(t) * nw + i / 32) >> (i % 32)) & 1u);
-          double kp = ks::kernels::policy_at(axk, axK, g, 2 * zt + e, k(i), Kt, cubic);
+          double kp = ks::detail::kernels::policy_at(axk, axK, g, 2 * zt + e, k(i), Kt, cubic);
           kp = kp > 0 ? kp : 0;
           k(i) = kp;
           acc += kp;
@@ -224,9 +224,9 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
     ks::Params p;
     p.agents = 2000, p.periods = 120, p.discard = 20, p.nk = 40, p.nK = 5, p.interp = method;
     auto const c = ks::build_chain(p);
-    auto const z = ks::aggregate_path(p, c);
+    auto const z = ks::detail::aggregate_path(p, c);
     ExecSpace space;
-    auto const emp = ks::generate_employment(space, p, c, z);
+    auto const emp = ks::detail::generate_employment(space, p, c, z);
     using Axis = parity::grid::Axis<double, MemSpace>;
     Axis const axk("k", parity::grid::power_nodes(0, p.k_max, p.nk, p.k_power));
     Axis const axK("K", parity::grid::uniform_nodes(p.K_min, p.K_max, p.nK));
@@ -239,9 +239,9 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
           for (int j = 0; j < p.nK; ++j) gh(s, i, j) = 0.9 * kn[i];
     }
     Kokkos::deep_copy(g, gh);
-    auto const model = ks::make_model<double>(p, c, {0.13, 0.964, 0.12, 0.967});
+    auto const model = ks::detail::make_model<double>(p, c, {0.13, 0.964, 0.12, 0.967});
     for (int it = 0; it < 200; ++it) {  // a policy with the right shape (not converged: not needed)
-      ks::kernels::euler_update(space, model, axk, axK, g, g2, ke, method == ks::Interp::catmull_rom);
+      ks::detail::kernels::euler_update(space, model, axk, axK, g, g2, ke, method == ks::Interp::catmull_rom);
       std::swap(g, g2);
     }
     Kokkos::View<double*, MemSpace> k("k_agents", p.agents);
@@ -251,7 +251,7 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
       for (auto launch : {ks::PanelLaunch::graph, ks::PanelLaunch::kernels}) {
         p.panel_launch = launch;
         p.panel_locate = locate;
-        ks::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
+        ks::detail::PanelSimulation<ExecSpace, double, Axis> panel(space, p, axk, axK, emp, z, k);
         ASSERT_EQ(panel.locate(), locate) << "40 nodes' records fit a team's scratch";
         for (int run = 0; run < 2; ++run) {  // a graph is launched again each outer iteration
           auto Kfused = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), panel.run(g));
@@ -274,7 +274,7 @@ TEST(KrusellSmithPanel, FusedSliceEqualsDirect2DInterpolationGraphOrNot) {
     p.panel_locate = ks::PanelLocate::scratch;
     p.panel_launch = ks::PanelLaunch::graph;
     p.panel_teams = 3;
-    ks::PanelSimulation<ExecSpace, double, Axis> three(space, p, axk, axK, emp, z, k);
+    ks::detail::PanelSimulation<ExecSpace, double, Axis> three(space, p, axk, axK, emp, z, k);
     auto const K3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), three.run(g));
     for (int t = 0; t <= p.periods; ++t)
       EXPECT_NEAR(K3(t), by_variant[0][0][t], 1e-13 * by_variant[0][0][t]) << "3 scratch teams, period " << t;
@@ -328,21 +328,21 @@ void closed_form_cell_equals_bucket_lookup() {
       Kokkos::deep_copy(sum, 41.0);
       Kokkos::View<double*, MemSpace> K_path("K_path", 1);
       Kokkos::View<Real***, MemSpace> coef("coef", 2, nk - 1, 4);
-      Kokkos::View<ks::kernels::CellCubic<Real>*, MemSpace> rec("rec", 2 * (nk - 1));
+      Kokkos::View<ks::detail::kernels::CellCubic<Real>*, MemSpace> rec("rec", 2 * (nk - 1));
       using Policy2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
       for (bool cubic : {true, false}) {
         for (bool records : {false, true})
           Kokkos::parallel_for("parity::test::ks_slice", Policy2({0, 0}, {2, nk - 1}),
-                               ks::kernels::PolicySlice<Axis, decltype(g), Real, MemSpace>{
+                               ks::detail::kernels::PolicySlice<Axis, decltype(g), Real, MemSpace>{
                                    axk, axK, g, coef, rec, sum, K_path, 1.0, 0, 1, cubic, records});
         double s1 = 0, s2 = 0;
-        Kokkos::parallel_reduce("parity::test::ks_bucket",
-                                Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
-                                ks::kernels::PanelStep<Axis, Real, MemSpace>{axk, words, coef, k1, 0, Real(0)}, s1);
+        Kokkos::parallel_reduce(
+            "parity::test::ks_bucket", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
+            ks::detail::kernels::PanelStep<Axis, Real, MemSpace>{axk, words, coef, k1, 0, Real(0)}, s1);
         Kokkos::parallel_reduce(
             "parity::test::ks_power", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, N),
-            ks::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
-                                                        Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
+            ks::detail::kernels::PanelStepPower<Real, MemSpace>{words, rec, k2, 0, Real(0), Real(0), Real(p.k_max),
+                                                                Real(1) / Real(p.k_max), float(1.0 / power), nk - 1},
             s2);
         auto const k2h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k2);
         // The scratch step (PanelLocate::scratch): the same k' in teams of 7 agents and in one team of
@@ -351,7 +351,7 @@ void closed_form_cell_equals_bucket_lookup() {
         for (long chunk : {7L, N}) {
           auto const scratch = [&](auto unrolled) {
             constexpr int Unroll = decltype(unrolled)::value;
-            using Scratch = ks::kernels::PanelStepScratch<ExecSpace, Real, Unroll>;
+            using Scratch = ks::detail::kernels::PanelStepScratch<ExecSpace, Real, Unroll>;
             Kokkos::deep_copy(k3, xh);
             Kokkos::parallel_reduce("parity::test::ks_scratch",
                                     Kokkos::TeamPolicy<ExecSpace>(int((N + chunk - 1) / chunk), Kokkos::AUTO)
@@ -713,7 +713,7 @@ TEST(KrusellSmithRestart, CrossSectionKeepsTheCapitalsAndFollowsTheChain) {
         employed0[i] = (i * 13) % 17 < (z0 == 0 ? 15 : 14) ? 1 : 0;
         U += 1 - employed0[i];
       }
-      auto const k = ks::restart_cross_section(p, chain, z0, employed0);
+      auto const k = ks::detail::restart_cross_section(p, chain, z0, employed0);
       ASSERT_EQ(long(k.size()), N);
       auto sorted = k;
       std::sort(sorted.begin(), sorted.end());
@@ -727,10 +727,10 @@ TEST(KrusellSmithRestart, CrossSectionKeepsTheCapitalsAndFollowsTheChain) {
       expected = std::max(std::min(expected, std::min(U_prev, U)), U - (N - U_prev));
       EXPECT_EQ(stayed, expected) << z_prev << "->" << z0;
       EXPECT_GT(stayed, 0);
-      EXPECT_EQ(ks::restart_cross_section(p, chain, z0, employed0), k);
+      EXPECT_EQ(ks::detail::restart_cross_section(p, chain, z0, employed0), k);
       auto other = p;
       other.seed += 1;
-      EXPECT_NE(ks::restart_cross_section(other, chain, z0, employed0), k);
+      EXPECT_NE(ks::detail::restart_cross_section(other, chain, z0, employed0), k);
     }
 }
 

@@ -1,4 +1,4 @@
-// Krusell-Smith across ranks (PanelRanks), with the ranks simulated inside one process: each rank
+// Krusell-Smith across ranks (run::Communicator), with the ranks simulated inside one process: each rank
 // is a host thread, and the threads take turns (one runs while the others wait, and each
 // collective hands over to the next rank), so Kokkos sees one caller at a time. The employment of
 // every agent must be that of one rank, bit for bit (the select's histograms are integer counts
@@ -21,6 +21,7 @@
 
 #include "models/krusell_smith/calibration.hpp"
 #include "models/krusell_smith/solver.hpp"
+#include "parity/run/communicator.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_krusell_smith_ranks {
@@ -34,10 +35,10 @@ class TurnRanks {
  public:
   explicit TurnRanks(int size) : size_(size), deposits_(static_cast<std::size_t>(size)) {}
 
-  ks::PanelRanks ranks(int r) {
-    ks::PanelRanks p;
+  parity::run::Communicator ranks(int r) {
+    parity::run::Communicator p;
     p.rank = r, p.size = size_;
-    p.sum_in_rank_order = [this, r](std::span<double> v) {
+    p.collectives.sum_in_rank_order = [this, r](std::span<double> v) {
       auto const out = exchange(r, {v.begin(), v.end()}, [](auto const& all) {
         std::vector<double> s = all[0];
         for (std::size_t q = 1; q < all.size(); ++q)
@@ -47,7 +48,7 @@ class TurnRanks {
       std::copy(out.begin(), out.end(), v.begin());
     };
     // Integer counts travel as doubles: exact below 2^53, far above these tests' counts.
-    p.sum = [this, r](std::span<std::int64_t> v) {
+    p.collectives.sum = [this, r](std::span<std::int64_t> v) {
       auto const out = exchange(r, {v.begin(), v.end()}, [](auto const& all) {
         std::vector<double> s = all[0];
         for (std::size_t q = 1; q < all.size(); ++q)
@@ -56,7 +57,7 @@ class TurnRanks {
       });
       for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::int64_t(out[i]);
     };
-    p.all_gather = [this, r](std::span<double const> mine, std::span<double> all) {
+    p.collectives.all_gather = [this, r](std::span<double const> mine, std::span<double> all) {
       auto const out = exchange(r, {mine.begin(), mine.end()}, [](auto const& parts) {
         std::vector<double> s;
         for (auto const& part : parts) s.insert(s.end(), part.begin(), part.end());
@@ -65,7 +66,7 @@ class TurnRanks {
       if (out.size() != all.size()) throw std::logic_error("all_gather: the parts do not add up to `all`");
       std::copy(out.begin(), out.end(), all.begin());
     };
-    p.min = [this, r](double x) {
+    p.collectives.min = [this, r](double x) {
       return exchange(r, {x}, [](auto const& all) {
         double m = all[0][0];
         for (auto const& a : all) m = std::min(m, a[0]);
@@ -150,23 +151,23 @@ TEST(KrusellSmithRanks, EmploymentOnSplitRanksIsOneRanks) {
     p.discard = 10;
     p.employment_draw = draw;
     auto const c = ks::build_chain(p);
-    auto const z = ks::aggregate_path(p, c);
+    auto const z = ks::detail::aggregate_path(p, c);
     ExecSpace space;
     long const N = p.agents;
     std::vector<std::uint8_t> one(std::size_t(p.periods) * N, 2);
-    put_bits(ks::generate_employment(space, p, c, z), one, N);
-    auto const one_counts = ks::employment_counts(space, ks::generate_employment(space, p, c, z));
+    put_bits(ks::detail::generate_employment(space, p, c, z), one, N);
+    auto const one_counts = ks::detail::employment_counts(space, ks::detail::generate_employment(space, p, c, z));
     for (int size : {2, 3, 5}) {
       TurnRanks turns(size);
       std::vector<std::uint8_t> split(one.size(), 2);
       std::vector<std::vector<long>> counts(static_cast<std::size_t>(size));
       turns.run([&](int r) {
         auto const ranks = turns.ranks(r);
-        auto const emp = ks::generate_employment(space, p, c, z, ranks);
+        auto const emp = ks::detail::generate_employment(space, p, c, z, ranks);
         EXPECT_EQ(emp.first, N * r / size);
         EXPECT_EQ(emp.agents, N * (r + 1) / size - N * r / size);
         put_bits(emp, split, N);
-        auto const h = ks::employment_counts(space, emp, ranks);
+        auto const h = ks::detail::employment_counts(space, emp, ranks);
         counts[std::size_t(r)].assign(h.data(), h.data() + h.size());
       });
       ASSERT_EQ(split, one) << size << " ranks, draw " << ks::to_string(draw);
@@ -254,7 +255,7 @@ TEST(KrusellSmithRanks, RefusesCheckpointsAndEmptyRanks) {
   parity::run::SilentProgress progress;
   parity::run::PhaseTimes phases;
   auto solve_on = [&](ks::Params const& q, int size) {
-    ks::PanelRanks ranks;  // never reached: the refusal comes before any collective
+    parity::run::Communicator ranks;  // never reached: the refusal comes before any collective
     ranks.size = size;
     return ks::solve<ExecSpace, double>(ExecSpace(), q, progress, phases, ranks);
   };

@@ -9,6 +9,7 @@
 
 #include "models/sde/ensemble.hpp"
 #include "parity/algorithms/exact_sum.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::sde::detail {
 
@@ -137,7 +138,7 @@ struct MeanFieldSums {
       Kokkos::View<algorithms::ExactSumCounter* [2][mean_field_counters], Kokkos::LayoutRight, Kokkos::HostSpace>;
   Counts counts;
   HostCounts counts_host;  // several ranks: staging for the sum over ranks
-  EnsembleRanks ranks;
+  run::Communicator ranks;
   int row = 0;  // the row of the current phases' sums
 
   SinCosCounters<Mem> current() const { return {counts, row}; }
@@ -162,7 +163,7 @@ struct MeanFieldSums {
 };
 
 template <class ExecSpace>
-MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, EnsembleRanks const& ranks) {
+MeanFieldSums<ExecSpace> make_mean_field_sums(ExecSpace const& space, run::Communicator const& ranks) {
   MeanFieldSums<ExecSpace> m;
   m.ranks = ranks;
   m.counts = typename MeanFieldSums<ExecSpace>::Counts(Kokkos::view_alloc(space, "parity::sde::kuramoto_sums"), 3);
