@@ -25,7 +25,8 @@ Integrator; phases: adaptation, accumulation. The command line is Parity's:
 
 Only double precision and the Genz families: --precision float, the paper's f1..f5 or a missing
 package write {"status": "skipped", ...} and exit 0 (timing.total_seconds NaN: nothing was
-measured). Unknown or out-of-range options exit 2; a non-finite result exits 3.
+measured). Unknown or out-of-range options exit 2; a run that stops short of converged
+(budget_exhausted, not_converged, non_finite) exits 3, as Parity's does.
 """
 import argparse
 import json
@@ -378,7 +379,7 @@ def main(argv=None):
             if a.integrand in PAPER:
                 raise Skip(f"{a.integrand}: the peer implements the Genz families only")
             doc.update(run_model(a, lower, upper, pa, pu))
-            code = 3 if doc["status"] == "non_finite" else 0
+            code = 0 if doc["status"] == "converged" else 3  # as Parity: any other status exits 3
     except Skip as e:
         doc.update(status="skipped", reason=str(e), iterations=0, results={},
                    timing={"total_seconds": float("nan"), "phases": {}, "note": "not run"})
