@@ -53,8 +53,9 @@ inline Problem validate(Params const& p, ParameterName name = field_name) {
   require(family.has_value(), name("integrand") + " " + p.integrand + ": unknown integrand (known: " + names + ")");
   std::string const dim = name("dim") + " " + std::to_string(p.dim);
   int const most = p.method == Method::vegas ? max_vegas_dim : max_dim;
-  require(p.dim >= 1 && p.dim <= most, dim + ": the dimension must be in [1, " + std::to_string(most) + "]" +
-                                           (p.method == Method::vegas ? "" : " (" + name("method") + " vegas: up to 32)"));
+  require(p.dim >= 1 && p.dim <= most,
+          dim + ": the dimension must be in [1, " + std::to_string(most) + "]" +
+              (p.method == Method::vegas ? "" : " (" + name("method") + " vegas: up to 32)"));
   auto check_len = [&](std::vector<double> const& v, std::string const& what) {
     require(v.size() <= 1 || int(v.size()) == p.dim, what + " needs one value or " + std::to_string(p.dim) +
                                                          " values (" + dim + "; got " + std::to_string(v.size()) + ")");
