@@ -316,7 +316,7 @@ def run_model(a, lower, upper, pa, pu):
         return genz(a.integrand, pa, pu, x)
 
     ninc = max(1, min(1000, a.evals_per_iteration // 10))
-    integ = vegas.Integrator(list(zip(lower, upper)), ninc=ninc, alpha=0.5, beta=0.75)
+    integ = vegas.Integrator(vegas.AdaptiveMap(list(zip(lower, upper)), ninc=ninc), alpha=0.5, beta=0.75)
     phases = {"adaptation": 0.0, "accumulation": 0.0}
 
     def iteration(nitn, adaptation):
