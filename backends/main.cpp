@@ -3,6 +3,7 @@
 
 #include "models/registry.hpp"
 #include "parity/cli/application.hpp"
+#include "parity/run/memory_use.hpp"
 #include "parity/run/ranks.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,10 @@ int main(int argc, char** argv) {
   parity::cli::Runtime runtime{[](int threads, int device) -> std::shared_ptr<void> {
                                  return std::make_shared<parity::run::Session>(threads, device);
                                },
-                               &parity::run::describe_backend, limits.backend, limits.max_threads};
+                               &parity::run::describe_backend,
+                               limits.backend,
+                               limits.max_threads,
+                               &parity::run::memory_use,
+                               &parity::run::reset_memory_peaks};
   return parity::cli::run_application(argc, argv, parity::models::all_commands(), runtime);
 }

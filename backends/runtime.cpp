@@ -8,6 +8,7 @@
 #include <OpenMP/Kokkos_OpenMP_Instance.hpp>
 #endif
 #include "parity/run/backend_info.hpp"
+#include "parity/run/memory_use.hpp"
 #include "parity/run/ranks.hpp"
 
 namespace parity::run {
@@ -55,6 +56,7 @@ Session::Session(int num_threads, int device_id) {
 #endif
   if (device_id >= 0) settings.set_device_id(device_id);
   Kokkos::initialize(settings);
+  track_memory();
 }
 
 Session::~Session() { Kokkos::finalize(); }

@@ -508,7 +508,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
           folder.emplace(run_options.output_dir + "/" + command->name(), "run", manifest_model(command->name()));
         Context context{*parse_precision(run_options.precision), folder ? &*folder : nullptr, *progress,
                         resources_of(b)};
+        if (runtime.reset_memory) runtime.reset_memory();
         auto r = command->run_default(context, size);
+        if (runtime.memory) r.memory = runtime.memory();
         report::gather_rank_times(r);
         r.command = command_line;
         r.backend = b;
@@ -542,7 +544,9 @@ int run_application(int argc, char** argv, std::vector<std::unique_ptr<Command>>
       auto const session = runtime.start(threads, device_id);
       auto const b = runtime.describe();
       Context context{*parse_precision(common.precision), folder ? &*folder : nullptr, *progress, resources_of(b)};
+      if (runtime.reset_memory) runtime.reset_memory();
       auto r = command->execute(context);
+      if (runtime.memory) r.memory = runtime.memory();
       report::gather_rank_times(r);
       r.command = command_line;
       r.backend = b;

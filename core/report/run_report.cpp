@@ -28,6 +28,16 @@ nlohmann::json to_json(run::BackendInfo const& b) {
           {"supports_double", b.supports_double}};
 }
 
+nlohmann::json to_json(run::MemoryUse const& m) {
+  return {{"host_peak_resident_bytes", m.host_peak_resident_bytes},
+          {"device_peak_bytes", m.device_peak_bytes},
+          {"kokkos_peak_bytes", m.kokkos_peak_bytes},
+          {"what", std::string("host: the process's peak resident set (VmHWM) ") +
+                       (m.host_peak_since_reset ? "during this run" : "since the process started") +
+                       "; device: the peak of live Kokkos allocations in the execution space's memory space "
+                       "during this run (kokkos_peak_bytes: per memory space); the largest over ranks"}};
+}
+
 void gather_rank_times(RunReport& r) {
   auto const& phases = r.phases.phases();
   double const n = double(phases.size());
@@ -45,6 +55,10 @@ void gather_rank_times(RunReport& r) {
     for (std::size_t i = 0; i < phases.size(); ++i) r.rank_phase_seconds[i][std::size_t(k)] = all[k * mine.size() + i];
     r.rank_communication_seconds[std::size_t(k)] = all[k * mine.size() + phases.size()];
   }
+  // Peaks: the largest on any rank (each rank holds its share).
+  auto largest = [](std::size_t v) { return std::size_t(run::ranks::max(double(v))); };
+  r.memory.host_peak_resident_bytes = largest(r.memory.host_peak_resident_bytes);
+  r.memory.device_peak_bytes = largest(r.memory.device_peak_bytes);
 }
 
 nlohmann::json to_json(RunReport const& r) {
@@ -78,6 +92,7 @@ nlohmann::json to_json(RunReport const& r) {
           {"parameters", r.parameters},
           {"timing", {{"what", r.timing_note}, {"phases", phases}, {"total_seconds", r.phases.total()}}},
           {"ranks", ranks},
+          {"memory", to_json(r.memory)},
           {"iterations", r.iterations},
           {"status", r.status},
           {"results", r.results}};

@@ -63,6 +63,27 @@ class Cli(CliTestCase):
         self.assertGreater(doc["backend"]["concurrency"], 0)
         self.assertRegex(doc["backend"]["kokkos_version"], r"^\d+\.\d+\.\d+$")
 
+    def test_report_records_peak_memory(self):
+        # Inert value iteration holds a few arrays on the (x, mu, Sigma) grid: between 2 and 8 per
+        # grid point of the precision's size, half as many bytes in float as in double.
+        n = 32
+        peaks = {}
+        for precision, size in (("double", 8), ("float", 4)):
+            r = parity("dual-control", "-q", "--policy", "inert", "--grid", f"{n},{n},{n}", "--precision", precision,
+                       "--json", "-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            memory = doc["memory"]
+            peak = memory["device_peak_bytes"]
+            self.assertGreaterEqual(peak, 2 * size * n**3, memory)
+            self.assertLessEqual(peak, 8 * size * n**3, memory)
+            self.assertEqual(max(memory["kokkos_peak_bytes"].values()), peak)
+            self.assertGreater(memory["host_peak_resident_bytes"], 0)
+            if doc["backend"]["backend"] != "cuda":  # host backends: the arrays are resident host memory
+                self.assertGreaterEqual(memory["host_peak_resident_bytes"], peak)
+            peaks[precision] = peak
+        self.assertAlmostEqual(peaks["float"] / peaks["double"], 0.5, delta=0.05)
+
     def test_no_command(self):
         r = parity()
         self.assertEqual(r.returncode, 2)

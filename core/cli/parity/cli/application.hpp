@@ -6,6 +6,7 @@
 
 #include "parity/cli/command.hpp"
 #include "parity/run/backend_info.hpp"
+#include "parity/run/memory_use.hpp"
 
 namespace parity::cli {
 
@@ -17,6 +18,8 @@ struct Runtime {
   std::function<run::BackendInfo()> describe;
   std::string backend;  // serial | openmp | cuda, known before Kokkos starts (--version)
   int max_threads = 0;  // the most host threads the backend runs (0: no limit; it ignores --threads)
+  std::function<run::MemoryUse()> memory;  // peak memory since reset_memory (empty: not tracked)
+  std::function<void()> reset_memory;
 };
 
 // Parses argv, starts the Kokkos session only when a command needs it, runs the command, prints
