@@ -205,7 +205,7 @@ def summarize_runs(reports: list[dict], walls: list[float]) -> dict:
             "wall_median_s": statistics.median(walls), "phases_median_s": phases,
             "iterations": last.get("iterations"), "status": last.get("status"), "results": last.get("results", {}),
             "parameters": last.get("parameters", {}), "backend": last.get("backend", {}),
-            "parity": last.get("parity", {})}
+            "memory": last.get("memory", {}), "parity": last.get("parity", {})}
 
 
 def roofline_fraction(summary: dict, bounds: dict | None, precision: str) -> dict:
@@ -288,6 +288,9 @@ def build_rows(results: list[dict], reference: str) -> list[dict]:
             row["max_abs_diff"] = d.get("max_abs")
             row["max_rel_diff"] = d.get("max_rel")
             row["peer"] = bool(s.get("peer"))
+            memory = s.get("memory") or {}
+            row["device_peak_bytes"] = memory.get("device_peak_bytes")
+            row["host_peak_resident_bytes"] = memory.get("host_peak_resident_bytes")
             for key in columns:
                 row[key] = lookup(s, key)
             rows.append(row)
@@ -297,7 +300,7 @@ def build_rows(results: list[dict], reference: str) -> list[dict]:
 def markdown_table(rows: list[dict], backends: list[str], reference: str, results: list[dict] | None = None) -> str:
     others = [b for b in backends if b != reference]
     head = ["suite", "case", "precision"] + [f"{b} [s]" for b in backends] + [f"{b}/{reference}" for b in others]
-    head += [f"max rel diff {b}" for b in others] + ["roofline"]
+    head += [f"max rel diff {b}" for b in others] + ["roofline", "peak memory (device / host) [MiB]"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     keyed = {}
     for r in rows:
@@ -318,6 +321,10 @@ def markdown_table(rows: list[dict], backends: list[str], reference: str, result
         if ref.get("flops_fraction") is not None:
             roof.append(f"{100 * ref['flops_fraction']:.0f}% FLOP")
         cells.append(", ".join(roof) or "—")
+        memory = [f"{b} {per[b]['device_peak_bytes'] / 2**20:.4g} / {per[b]['host_peak_resident_bytes'] / 2**20:.4g}"
+                  for b in backends if b in per and per[b].get("device_peak_bytes") is not None
+                  and per[b].get("host_peak_resident_bytes") is not None]
+        cells.append(", ".join(memory) or "—")
         lines.append("| " + " | ".join(cells) + " |")
     columns = []
     for r in rows:
