@@ -45,6 +45,11 @@ enum class EmploymentDraw { exact, independent };
 // held fixed (MMV's MAIN.m); `fixed` always from the first start (every agent at
 // initial_capital, or a restart's cross-section).
 enum class PanelStart { carry, fixed };
+// What the outer loop's tolerance bounds: `regression`, the distance of the regression estimate
+// from the perceived law, max |b_ols - b| (MMV); `damped`, the step actually taken,
+// max |b_{j+1} - b_j| = damping x max |b_ols - b| (Hatcher & Scheffel's ||B_{j+1} - B_j||, the
+// norm read as the max norm).
+enum class CoefficientChange { regression, damped };
 
 // Where a solve starts, when not from the defaults (a restart from a previous run's --output
 // folder, read and checked by the command). Host data; empty vectors mean the default start.
@@ -118,7 +123,8 @@ struct Params {
   // Aggregate law of motion ln K' = b0(z) + b1(z) ln K: {b0_good, b1_good, b0_bad, b1_bad}.
   std::array<double, 4> init_coeffs = {0.0, 1.0, 0.0, 1.0};
   double damping = 0.3;  // weight of the regression estimate in the update
-  double tol = 1e-6;  // stop when max |b_ols - b| < tol
+  double tol = 1e-6;  // stop when the coefficient change (below) is under tol
+  CoefficientChange coefficient_change = CoefficientChange::regression;
   int max_iter = 300;
 
   Start start;  // restart data (default: none)
@@ -131,6 +137,9 @@ inline std::string to_string(PolicyMethod m) {
   return m == PolicyMethod::endogenous_grid ? "endogenous-grid" : "time-iteration";
 }
 inline std::string to_string(PanelStart m) { return m == PanelStart::carry ? "carry" : "fixed"; }
+inline std::string to_string(CoefficientChange m) {
+  return m == CoefficientChange::regression ? "regression" : "damped";
+}
 inline std::string to_string(EmploymentDraw m) { return m == EmploymentDraw::exact ? "exact" : "independent"; }
 inline std::string to_string(PanelLocate m) {
   return m == PanelLocate::power     ? "power"

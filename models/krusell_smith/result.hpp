@@ -20,7 +20,7 @@ struct Result {
   std::array<double, 4> coeffs{};
   std::array<double, 2> r_squared{};  // of the final regression, good and bad state
   std::array<double, 2> regression_se{};  // standard error of the regression (log points)
-  double coeff_change = 0;  // max |b_ols - b| of the last iteration
+  double coeff_change = 0;  // the last iteration's change as Params::coefficient_change measures it
   int iterations = 0;  // outer (law-of-motion) iterations
   bool converged = false;
   bool time_limited = false;  // stopped by Checkpointing::time_limit after an outer iteration

@@ -221,17 +221,19 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
       reg = detail::regress(st.K_host, z, p.discard);
       for (int q = 0; q < 4; ++q) diff = std::max(diff, std::abs(reg.b[q] - st.b[q]));
     }
+    // What the tolerance bounds: the regression's distance, or the step the damped update takes.
+    double const coeff_change = p.coefficient_change == CoefficientChange::damped ? p.damping * diff : diff;
     // MMV carry the distribution until the coefficients move less than 100 x the tolerance and
     // then hold the start fixed, so the last iterations solve one fixed problem. A solve that
     // starts near the fixed point (a restart, good --init-coeffs) would carry too little, so the
     // carry also goes on until the panel has run --burn-in periods in all.
     st.simulated_periods += p.periods;
-    if (p.panel_start == PanelStart::carry && (diff > 100 * p.tol || st.simulated_periods < p.burn_in)) {
+    if (p.panel_start == PanelStart::carry && (coeff_change > 100 * p.tol || st.simulated_periods < p.burn_in)) {
       panel.carry_final_state();
       ++res.panel_carries;
     }
     res.iterations = it;
-    res.coeff_change = diff;
+    res.coeff_change = coeff_change;
     res.coeffs = st.b;  // the law the agents perceived for this policy and panel
     res.r_squared = reg.r2;
     res.regression_se = reg.se;
@@ -239,12 +241,12 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     char line[256];
     std::snprintf(line, sizeof line, "b_good=(%.6f, %.6f) b_bad=(%.6f, %.6f) policy its %d, mean K %.4f", b[0], b[1],
                   b[2], b[3], policy_it, st.K_host.back());
-    progress.update({"law of motion", it, diff, clock.seconds(), line, long(p.max_iter), p.tol});
+    progress.update({"law of motion", it, coeff_change, clock.seconds(), line, long(p.max_iter), p.tol});
     st.last_diff = diff;
     st.iteration = it;
-    if (!std::isfinite(diff)) {
+    if (!std::isfinite(coeff_change)) {
       st.finished = true, st.stop_code = 1;
-    } else if (diff < p.tol && !policy_capped) {
+    } else if (coeff_change < p.tol && !policy_capped) {
       res.converged = true;
       res.coeff_history.push_back(st.b);
       st.finished = true;

@@ -83,6 +83,7 @@ inline std::string checkpoint_fingerprint(Params const& p, char const* precision
   add("panel-teams", std::to_string(p.panel_teams));
   add("employment-draw", to_string(p.employment_draw));
   add("panel-start", to_string(p.panel_start));
+  add("coefficient-change", to_string(p.coefficient_change));
   add("burn-in", std::to_string(p.burn_in));
   add("init-coeffs", number(p.init_coeffs[0]) + "," + number(p.init_coeffs[1]) + "," + number(p.init_coeffs[2]) + "," +
                          number(p.init_coeffs[3]));

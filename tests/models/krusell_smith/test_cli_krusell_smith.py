@@ -54,6 +54,22 @@ class KrusellSmithCli(CliTestCase):
         self.assertEqual(doc["status"], "not_converged")
         self.assertTrue(doc["results"]["policy_stopped_by_cap"]["last"])
 
+    def test_paper_preset_sets_the_published_settings_and_yields_to_options(self):
+        small = [a for a in SMALL if a not in ("--periods", "300", "--tol", "1e-5")]
+        # A capped policy solve keeps the run short; the report still holds the parameters.
+        r = parity(*small, "--preset", "paper", "--max-iter", "1", "--policy-max-iter", "5", "--json", "-")
+        self.assertIn(r.returncode, (0, 3), r.stderr)
+        parameters = json.loads(r.stdout)["parameters"]
+        self.assertEqual(parameters["preset"], "paper")
+        self.assertEqual(parameters["policy_method"], "time-iteration")
+        self.assertEqual(parameters["coefficient_change"], "damped")
+        self.assertEqual(parameters["tol"], 1e-7)
+        self.assertEqual(parameters["periods"], 1000)
+        self.assertEqual(parameters["max_iter"], 1)  # given explicitly: the option wins
+        r = parity(*SMALL, "--json", "-")
+        self.assertEqual(json.loads(r.stdout)["parameters"]["preset"], "none")
+        self.assert_bad_input(parity(*SMALL, "--preset", "papers"), "--preset")
+
     def test_meaningless_or_ignored_input(self):
         self.assert_bad_input(parity("--z-good", "0.98"), "--z-good must exceed --z-bad")
         # The message states the rule that refuses: NK from 20 (3 and 10 alike)

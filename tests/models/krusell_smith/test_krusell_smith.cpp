@@ -541,6 +541,20 @@ TEST(KrusellSmithSolve, PanelCarryStartsFromThePreviousFinalState) {
   EXPECT_EQ(fixed.panel_carries, 0);
 }
 
+// The damped change is damping x the regression's distance, so a damped tolerance t stops where
+// the regression tolerance t / damping does: same iterations and law, change scaled by damping.
+TEST(KrusellSmithSolve, DampedChangeIsTheDampingTimesTheRegressionDistance) {
+  auto const& r = small_solve();
+  auto p = small_params();
+  p.coefficient_change = ks::CoefficientChange::damped;
+  p.tol = p.damping * small_params().tol;
+  auto const d = solve_quiet<double>(p);
+  ASSERT_TRUE(d.converged);
+  EXPECT_EQ(d.iterations, r.iterations);
+  for (int q = 0; q < 4; ++q) EXPECT_EQ(d.coeffs[q], r.coeffs[q]) << q;
+  EXPECT_DOUBLE_EQ(d.coeff_change, p.damping * r.coeff_change);
+}
+
 TEST(KrusellSmithSolve, SameSeedSameResult) {
   auto const& r = small_solve();
   auto const p = small_at_solution();
