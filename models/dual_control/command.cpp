@@ -276,6 +276,13 @@ class Command final : public cli::Command {
     r.parameters["initial_state"] = used(simulated, state_json(p.initial_state));
     r.parameters["time_limit"] = p.time_limit;
     Result const res = run(p, context.precision, context.progress, r.phases);
+    // A float solve cannot meet a tolerance below its rounding floor: it is raised, and said so.
+    if (res.tolerance_effective > res.tolerance)
+      cli::warn(
+          fmt::format("dual-control: the tolerance {:.3g} is below what float can resolve at delta {} "
+                      "(32 eps delta/(1-delta)); this solve stopped at {:.3g} "
+                      "(results.tolerance_effective). --precision double meets {:.3g}",
+                      res.tolerance, p.delta, res.tolerance_effective, res.tolerance));
     r.timing_note =
         "each phase: wall time between two fences of the execution space; policy_evaluation is the "
         "inert/myopic solve (also the start of an optimal solve), value_iteration the Bellman sweeps";

@@ -307,6 +307,19 @@ class DualControlCli(CliTestCase):
             self.assertIn(work["phase"], doc["timing"]["phases"])
             self.assertEqual(work["bytes"], res["iterations"] * 41 * 3 * 3 * (8 * 32 + 1) * 8)
 
+    def test_float_tolerance_floor_is_said_and_reported(self):
+        # delta 0.95: float resolves no finer than 32 eps delta / (1 - delta) = 7.2e-5.
+        floor = 32 * 2.0**-23 * 0.95 / 0.05
+        r = parity("--policy", "inert", "--grid", "9,3,3", "--precision", "float", "--json", "-", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = json.loads(r.stdout)["results"]
+        self.assertAlmostEqual(res["tolerance_effective"], floor, delta=1e-3 * floor)
+        self.assertIn("below what float can resolve", r.stderr)
+        self.assertIn("--precision double", r.stderr)
+        r = parity("--policy", "inert", "--grid", "9,3,3", "--json", "-", "--quiet")
+        self.assertEqual(json.loads(r.stdout)["results"]["tolerance_effective"], 1e-6)
+        self.assertNotIn("below what float can resolve", r.stderr)
+
     def test_optimal_small_run(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
