@@ -38,19 +38,15 @@ time was measured). Unknown options exit 2; a run that does not converge exits 3
 """
 import argparse
 import importlib
-import json
 import math
 import os
-import platform
 import sys
 import time
 
 IMPLS = ("ssj", "quantecon", "jax")
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class Skip(Exception):
-    """The peer cannot run this case (a package missing, too large); the report says why."""
+sys.path.insert(0, HERE)
+from peer_report import Skip, backend_facts, cpu_name, finish, mark_skipped  # noqa: E402,F401
 
 
 def parser(with_impl, mod=None):
@@ -149,17 +145,6 @@ def stationary(P):
     return np.linalg.solve(A, b)
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "host CPU"
-
-
 def equilibrium(model, peer):
     """Parity's bracket search and Brent's method (scipy.optimize.brentq) on capital supply minus
     demand. `peer.supply(r, w)` returns (supply, facts: inner iterations, "converged") and leaves
@@ -243,8 +228,7 @@ def main(impl=None, argv=None):
     check(ap, a)
     params = {k: v for k, v in vars(a).items() if k not in ("command", "json", "quiet", "impl")}
     doc = {"model": "aiyagari", "peer": f"aiyagari-{impl}", "precision": a.precision, "parameters": params}
-    backend = {"backend": impl, "execution_space": None, "device_name": None, "concurrency": None,
-               "kokkos_version": None, "precision": "double", "versions": {}}
+    backend = backend_facts(impl)
     code = 0
     try:
         backend.update(mod.backend())  # raises Skip when the package is missing
@@ -254,28 +238,14 @@ def main(impl=None, argv=None):
             doc.update(run_model(a, impl, mod))
             code = 0 if doc["status"] == "converged" else 3
     except Skip as e:
-        doc.update(status="skipped", reason=str(e), iterations=0, results={},
-                   timing={"total_seconds": float("nan"), "phases": {}, "note": "not run"})
-    doc["backend"] = backend
-    doc["parity"] = {"peer": f"aiyagari-{impl}", "commit": None}
-    if a.command == "info":
-        doc = {"backend": backend, "parity": doc["parity"],
-               **({"status": "skipped", "reason": doc["reason"]} if doc.get("status") == "skipped" else {})}
-    text = json.dumps(doc, indent=1)
-    if a.json == "-":
-        print(text)
-    elif a.json:
-        with open(a.json, "w") as f:
-            f.write(text + "\n")
-    if not a.quiet:  # beside a report on standard output, on standard error
-        out = sys.stderr if a.json == "-" else sys.stdout
-        if doc.get("status") == "skipped":
-            print(f"aiyagari-{impl}: skipped: {doc['reason']}", file=out)
-        elif a.command == "aiyagari":
-            res = doc["results"]
-            print(f"aiyagari-{impl}: r = {100 * res['interest_rate']:.6f}%, K = {res['capital']:.6f} "
-                  f"({doc['timing']['total_seconds']:.3f} s, {doc['iterations']} evaluations, status {doc['status']})",
-                  file=out)
+        mark_skipped(doc, e)
+
+    def summary(doc):
+        res = doc["results"]
+        return (f"r = {100 * res['interest_rate']:.6f}%, K = {res['capital']:.6f} "
+                f"({doc['timing']['total_seconds']:.3f} s, {doc['iterations']} evaluations, status {doc['status']})")
+
+    finish(doc, backend, f"aiyagari-{impl}", a.command, a.json, a.quiet, summary)
     return code
 
 

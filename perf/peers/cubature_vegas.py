@@ -29,12 +29,13 @@ measured). Unknown or out-of-range options exit 2; a run that stops short of con
 (budget_exhausted, not_converged, non_finite) exits 3, as Parity's does.
 """
 import argparse
-import json
 import math
 import os
-import platform
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_report import Skip, backend_facts, cpu_name, finish, mark_skipped  # noqa: E402
 
 FAMILIES = ("oscillatory", "product_peak", "corner_peak", "gaussian", "c0", "discontinuous")
 PAPER = ("f1", "f2", "f3", "f4", "f5")
@@ -42,10 +43,6 @@ DEFAULT_A = {"oscillatory": 2.0, "product_peak": 5.0, "corner_peak": 1.0, "gauss
              "discontinuous": 1.0}
 MAX_DIM = 32
 MIN_Q = 0.05  # below this Q the kept iterations disagree (Parity's min_q)
-
-
-class Skip(Exception):
-    """The peer cannot run this case (package missing, float, an integrand it lacks)."""
 
 
 def count(text):
@@ -290,17 +287,6 @@ def backend():
                          "numpy": numpy.__version__, "python": sys.version.split()[0]}}
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "host CPU"
-
-
 def run_model(a, lower, upper, pa, pu):
     import numpy as np
     import vegas
@@ -368,8 +354,7 @@ def main(argv=None):
     if lower is not None:
         params.update(lower=lower, upper=upper, a=pa, u=pu)
     doc = {"model": "cubature", "peer": "vegas", "precision": a.precision, "parameters": params}
-    info = {"backend": "vegas", "execution_space": None, "device_name": None, "concurrency": None,
-            "kokkos_version": None, "precision": "double", "versions": {}}
+    info = backend_facts("vegas")
     code = 0
     try:
         info.update(backend())  # raises Skip when the package is missing
@@ -381,28 +366,15 @@ def main(argv=None):
             doc.update(run_model(a, lower, upper, pa, pu))
             code = 0 if doc["status"] == "converged" else 3  # as Parity: any other status exits 3
     except Skip as e:
-        doc.update(status="skipped", reason=str(e), iterations=0, results={},
-                   timing={"total_seconds": float("nan"), "phases": {}, "note": "not run"})
-    doc["backend"] = info
-    doc["parity"] = {"peer": "vegas", "commit": None}
-    if a.command == "info":
-        doc = {"backend": info, "parity": doc["parity"],
-               **({"status": "skipped", "reason": doc["reason"]} if doc.get("status") == "skipped" else {})}
-    text = json.dumps(doc, indent=1)
-    if a.json == "-":
-        print(text)
-    elif a.json:
-        with open(a.json, "w") as f:
-            f.write(text + "\n")
-    if not a.quiet:
-        out = sys.stderr if a.json == "-" else sys.stdout
-        if doc.get("status") == "skipped":
-            print(f"vegas: skipped: {doc['reason']}", file=out)
-        elif a.command == "cubature":
-            r = doc["results"]
-            print(f"vegas: {a.integrand} {a.dim}-D: I = {r['estimate']:.12g} +- {r['error']:.2g} ({r['status']}), "
-                  f"chi2/dof {r['chi2_per_dof']:.2f}, {r['iterations']} iterations, {r['evaluations']} evaluations "
-                  f"({doc['timing']['total_seconds']:.3f} s)", file=out)
+        mark_skipped(doc, e)
+
+    def summary(doc):
+        r = doc["results"]
+        return (f"{a.integrand} {a.dim}-D: I = {r['estimate']:.12g} +- {r['error']:.2g} ({r['status']}), "
+                f"chi2/dof {r['chi2_per_dof']:.2f}, {r['iterations']} iterations, {r['evaluations']} evaluations "
+                f"({doc['timing']['total_seconds']:.3f} s)")
+
+    finish(doc, info, "vegas", a.command, a.json, a.quiet, summary)
     return code
 
 
