@@ -64,16 +64,8 @@ FiniteHorizonResult solve_finite_horizon(ExecutionSpace const& space, GridChoice
   int const nz = int(problem.exogenous.size()), nk = int(problem.grid.size()), T = opt.periods;
 
   detail::GridChoiceTables<Real, Mem> tables(space, problem, opt.terminal_value);
-  auto const& grid = tables.grid;
-  auto const& zvalues = tables.zvalues;
-  auto const& P = tables.P;
-  auto const& EV = tables.EV;
-  auto const& R = tables.R;
-  auto const& policy = tables.policy;
-  auto& V = tables.V;
-  auto& TV = tables.TV;
-  auto v_host = Kokkos::create_mirror_view(V);
-  auto pol_host = Kokkos::create_mirror_view(policy);
+  auto v_host = Kokkos::create_mirror_view(tables.V);
+  auto pol_host = Kokkos::create_mirror_view(tables.policy);
 
   FiniteHorizonResult r;
   r.periods = T, r.nz = nz, r.nk = nk;
@@ -81,8 +73,8 @@ FiniteHorizonResult solve_finite_horizon(ExecutionSpace const& space, GridChoice
   r.policy.resize(std::size_t(T) * nz * nk);
   r.policy_value.resize(r.policy.size());
   auto const keep = [&](int t, bool with_policy) {
-    Kokkos::deep_copy(space, v_host, V);
-    if (with_policy) Kokkos::deep_copy(space, pol_host, policy);
+    Kokkos::deep_copy(space, v_host, tables.V);
+    if (with_policy) Kokkos::deep_copy(space, pol_host, tables.policy);
     space.fence("parity::dp::download");
     for (int z = 0; z < nz; ++z)
       for (int i = 0; i < nk; ++i) {
@@ -97,14 +89,12 @@ FiniteHorizonResult solve_finite_horizon(ExecutionSpace const& space, GridChoice
   r.status = Status::converged;  // a terminal value of -infinity (a forbidden end state) is allowed
   Kokkos::Timer timer;
   for (int t = T - 1; t >= 0; --t) {
-    detail::Objective<Real, Model, Mem> const f{problem.model, grid, EV, Real(problem.beta), t};
+    detail::Objective<Real, Model, Mem> const f{problem.model, tables.grid, tables.EV, Real(problem.beta), t};
     {
       timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::bellman");
-      detail::expected_value<ExecutionSpace, Real, Mem>(space, P, V, EV);
-      detail::bellman_update<ExecutionSpace, Real, Model, Mem>(space, f, zvalues, opt.search, opt.monotone, TV, policy,
-                                                               R);
+      detail::bellman_sweep(space, tables, f, opt.search, opt.monotone);
     }
-    std::swap(V, TV);
+    std::swap(tables.V, tables.TV);
     keep(t, true);
     if (opt.progress) opt.progress->update({"backward induction", T - t, -1.0, timer.seconds(), "", T, -1.0});
   }

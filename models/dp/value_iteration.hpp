@@ -38,15 +38,7 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
   Real const beta = Real(problem.beta);
 
   detail::GridChoiceTables<Real, Mem> tables(space, problem, opt.initial_value);
-  auto const& grid = tables.grid;
-  auto const& zvalues = tables.zvalues;
-  auto const& P = tables.P;
-  auto const& EV = tables.EV;
-  auto const& R = tables.R;
-  auto const& policy = tables.policy;
-  auto& V = tables.V;
-  auto& TV = tables.TV;
-  detail::Objective<Real, Model, Mem> const f{problem.model, grid, EV, beta};
+  detail::Objective<Real, Model, Mem> const f{problem.model, tables.grid, tables.EV, beta};
 
   Result r;
   double const scale = problem.beta / (1 - problem.beta);
@@ -55,12 +47,10 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
     double lo = 0, hi = 0;
     {
       timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::bellman");
-      detail::expected_value<ExecutionSpace, Real, Mem>(space, P, V, EV);
-      detail::bellman_update<ExecutionSpace, Real, Model, Mem>(space, f, zvalues, opt.search, opt.monotone, TV, policy,
-                                                               R);
-      detail::difference_range<ExecutionSpace, Real, Mem>(space, TV, V, lo, hi);
+      detail::bellman_sweep(space, tables, f, opt.search, opt.monotone);
+      detail::difference_range<ExecutionSpace, Real, Mem>(space, tables.TV, tables.V, lo, hi);
     }
-    std::swap(V, TV);  // V is now the new value
+    std::swap(tables.V, tables.TV);  // V is now the new value
     r.iterations = it;
     r.residual = std::max(std::abs(lo), std::abs(hi));
     r.residual_history.push_back(r.residual);
@@ -77,7 +67,7 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
       r.status = Status::converged;
       if (opt.macqueen_porteus) {
         Real const mid = Real(0.5 * (r.lower_bound + r.upper_bound));
-        detail::shift<ExecutionSpace, Real, Mem>(space, V, mid);
+        detail::shift<ExecutionSpace, Real, Mem>(space, tables.V, mid);
         r.lower_bound -= double(mid);
         r.upper_bound -= double(mid);
       }
@@ -86,14 +76,15 @@ Result solve(ExecutionSpace const& space, GridChoiceProblem<Model> const& proble
     if (opt.howard_steps > 0) {
       timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::dp::policy_evaluation");
       for (int s = 0; s < opt.howard_steps; ++s) {
-        detail::howard_step<ExecutionSpace, Real, Mem>(space, P, policy, R, beta, V, TV);
-        std::swap(V, TV);
+        detail::howard_step<ExecutionSpace, Real, Mem>(space, tables.P, tables.policy, tables.R, beta, tables.V,
+                                                       tables.TV);
+        std::swap(tables.V, tables.TV);
       }
     }
   }
 
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
-  auto pol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), policy);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tables.V);
+  auto pol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tables.policy);
   r.value.resize(std::size_t(nz) * nk);
   r.policy.resize(std::size_t(nz) * nk);
   r.policy_value.resize(std::size_t(nz) * nk);

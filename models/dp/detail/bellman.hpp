@@ -187,6 +187,14 @@ void bellman_update(ExecutionSpace const& space, Objective<Real, Model, MemorySp
 }
 
 // One policy-evaluation step: Vnext(z, i) = R(z, i) + beta sum_z' P(z, z') V(z', policy(z, i)).
+// One Bellman sweep over the tables: EV = P V, then TV, the policy and its reward R.
+template <class ExecutionSpace, class Real, class Model, class MemorySpace>
+void bellman_sweep(ExecutionSpace const& space, GridChoiceTables<Real, MemorySpace>& t,
+                   Objective<Real, Model, MemorySpace> const& f, Search search, bool monotone) {
+  expected_value<ExecutionSpace, Real, MemorySpace>(space, t.P, t.V, t.EV);
+  bellman_update<ExecutionSpace, Real, Model, MemorySpace>(space, f, t.zvalues, search, monotone, t.TV, t.policy, t.R);
+}
+
 template <class ExecutionSpace, class Real, class MemorySpace>
 void howard_step(ExecutionSpace const& space, Table<const Real, MemorySpace> const& P,
                  Table<const int, MemorySpace> const& policy, Table<const Real, MemorySpace> const& reward_at_policy,
