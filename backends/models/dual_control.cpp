@@ -1,5 +1,6 @@
 // dual-control on this build's execution space, in float and double.
 #include "backends/execution_space.hpp"
+#include "models/dual_control/checkpoint.hpp"
 #include "models/dual_control/entry.hpp"
 #include "models/dual_control/solver.hpp"
 #include "parity/run/ranks.hpp"
@@ -9,7 +10,8 @@ Result run(Params const& params, Precision precision, run::Progress& progress, r
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
     using Real = decltype(real);
-    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases, run::ranks::communicator());
+    auto const store = file_store(params, sizeof(Real) == sizeof(float) ? "float" : "double");
+    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases, run::ranks::communicator(), store);
   });
 }
 

@@ -1,35 +1,20 @@
 #pragma once
-// Where a dual-control solve stands, as plain host data, and its checkpoint file. Written between
-// sweeps (--checkpoint, --checkpoint-every) and read back by --resume, so an interrupted solve
-// continues where it was and ends bit for bit as the uninterrupted one. Kokkos-free.
+// The checkpoint file of a dual-control solve (--checkpoint, --checkpoint-every, --resume): the
+// IterationState (iteration_state.hpp) in run::Checkpoint's format, compiled with the report
+// library, so only a program that writes or reads files links it. Kokkos-free.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "models/dual_control/iteration_state.hpp"
 #include "models/dual_control/params.hpp"
 #include "parity/run/checkpoint.hpp"
 #include "parity/run/errors.hpp"
 
 namespace parity::dual_control {
-
-struct IterationState {
-  int stage = 0;  // 0: evaluating the inert or myopic policy; 1: value iteration (optimal policy)
-  // The iteration of the current stage.
-  long iterations = 0;
-  double residual = 0, mp_mid = 0;
-  bool converged = false;
-  std::vector<double> residuals;
-  std::vector<double> V, u;  // the grid's values and policy, in the solve's precision widened to double
-  // Value iteration only: the myopic solve it started from and the modified-policy-iteration state.
-  long myopic_iterations = 0;
-  std::vector<double> V_myopic;
-  long evaluation_sweeps = 0, bellman_evaluations = 0;
-  int evaluation_sweeps_now = 0;
-  double previous_residual = std::numeric_limits<double>::infinity();
-  std::vector<std::int64_t> evaluation_sweeps_history;
-};
 
 // What a checkpoint belongs to: every parameter that changes the iteration, one "key=value" line
 // each, so a mismatch names the parameter. The iteration cap, the simulation and the reference
@@ -97,6 +82,19 @@ inline IterationState read_iteration_state(std::string const& path, std::string 
   } catch (run::CheckpointError const& e) {
     throw InvalidInput(std::string("--resume: ") + e.what());
   }
+}
+
+// The store of a solve whose Params name files: Params::resume read now (checked against these
+// parameters and the grid), every saved state written to Params::checkpoint.
+inline StateStore file_store(Params const& p, char const* precision) {
+  StateStore store;
+  std::string const print = fingerprint(p, precision);
+  if (!p.resume.empty()) store.resume = read_iteration_state(p.resume, print, long(p.nx) * p.nmu * p.nsigma);
+  if (!p.checkpoint.empty())
+    store.save = [path = p.checkpoint, print](IterationState const& state) {
+      run::write_checkpoint(path, to_checkpoint(state, print));
+    };
+  return store;
 }
 
 }  // namespace parity::dual_control

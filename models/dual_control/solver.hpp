@@ -20,7 +20,8 @@
 //
 // The pieces live in detail/: problem.hpp (the model on the device), objective.hpp (the
 // minimisation over u), sweep.hpp (one sweep and the slabs' exchange), iterate.hpp (the
-// fixed-point loop), diagnostics.hpp (reference values, simulation) and host_copy.hpp.
+// fixed-point loop), solve.hpp (the stages of a solve over one state), diagnostics.hpp (reference
+// values, simulation) and host_copy.hpp.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -31,12 +32,12 @@
 #include <string>
 #include <vector>
 
-#include "models/dual_control/checkpoint.hpp"
 #include "models/dual_control/detail/diagnostics.hpp"
 #include "models/dual_control/detail/host_copy.hpp"
 #include "models/dual_control/detail/iterate.hpp"
 #include "models/dual_control/detail/objective.hpp"
 #include "models/dual_control/detail/problem.hpp"
+#include "models/dual_control/detail/solve.hpp"
 #include "models/dual_control/detail/sweep.hpp"
 #include "models/dual_control/estimate.hpp"
 #include "models/dual_control/params.hpp"
@@ -48,219 +49,20 @@
 
 namespace parity::dual_control {
 
+// Solves for the value and policy of params.policy. Checkpoints go through `store`
+// (iteration_state.hpp; checkpoint.hpp's file_store(params, precision) reads and writes the files
+// that Params::resume and Params::checkpoint name: a solve given those names needs that store).
 template <class ExecutionSpace, class Real>
 Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases,
-             run::Communicator const& ranks = {}) {
-  using Mem = typename ExecutionSpace::memory_space;
+             run::Communicator const& ranks = {}, StateStore const& store = {}) {
   validate(params);
-  Kokkos::Timer timer;
-  Result result;
-  result.policy = params.policy;
-  result.inert = inert_closed_form(params);
-  result.tolerance = params.tolerance();
-  result.tolerance_effective = std::max(result.tolerance, detail::tolerance_floor<Real>(params.delta));
-  double const tol_myopic = std::max(params.tol_myopic, detail::tolerance_floor<Real>(params.delta));
-  long const points = long(params.nx) * params.nmu * params.nsigma;
-  std::string const print = fingerprint(params, sizeof(Real) == sizeof(float) ? "float" : "double");
-  IterationState resumed;
-  if (!params.resume.empty()) resumed = read_iteration_state(params.resume, print, points);
-
-  detail::Problem<Real, Mem> problem;
-  detail::Grid3<Real, Mem> v, v_next, u, v_myopic, u_myopic;
-  {
-    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::setup");
-    problem = detail::make_problem<Real, Mem>(params);
-    v = detail::Grid3<Real, Mem>("parity::dual_control::V", params.nx, params.nmu, params.nsigma);
-    v_next = detail::Grid3<Real, Mem>("parity::dual_control::V_next", params.nx, params.nmu, params.nsigma);
-    u = detail::Grid3<Real, Mem>("parity::dual_control::u", params.nx, params.nmu, params.nsigma);
-  }
-  detail::SlabBuffers<Real> slabs(ranks, long(params.nx) * params.nmu * params.nsigma);
-  detail::BrentSettings const bs{params.brent_starts, params.scan_points, params.brent_max_iter, params.brent_tol};
-  int const evaluation_sweeps = params.evaluation_sweeps_effective();
-  double const delta = params.delta, scale = delta / (1 - delta);
-
-  // Checkpoints between sweeps, at most one per checkpoint_every seconds (and after the sweep
-  // that converges, so a finished stage is never redone).
-  double last_checkpoint = timer.seconds();
-  auto save = [&](IterationState state, detail::IterationOutcome const& out) {
-    if (params.checkpoint.empty()) return;
-    if (!out.converged && !out.out_of_time && timer.seconds() - last_checkpoint < params.checkpoint_every) return;
-    state.iterations = out.iterations;
-    state.residual = out.residual;
-    state.mp_mid = out.mp_mid;
-    state.converged = out.converged;
-    state.residuals = out.residuals;
-    if (ranks.rank != 0) return;  // every rank holds the whole grid; one writes it
-    Kokkos::fence();
-    state.V = detail::to_vector(v);
-    state.u = detail::to_vector(u);
-    if (state.stage == 1) state.V_myopic = detail::to_vector(v_myopic);
-    run::write_checkpoint(params.checkpoint, to_checkpoint(state, print));
-    last_checkpoint = timer.seconds();
-  };
-  // Whether the time limit has passed; on several ranks whether it has on any, so all stop together.
-  auto out_of_time = [&] {
-    if (params.time_limit <= 0) return false;
-    double late = timer.seconds() >= params.time_limit ? 1.0 : 0.0;
-    if (ranks.several()) late = ranks.max(late);
-    return late > 0;
-  };
-  auto restore = [](IterationState const& st) {
-    detail::IterationOutcome out;
-    out.iterations = st.iterations;
-    out.residual = st.residual;
-    out.mp_mid = st.mp_mid;
-    out.converged = st.converged;
-    out.residuals = st.residuals;
-    return out;
-  };
-
-  // Policy evaluation of inert (u = 0) or myopic, from V = 0.
-  Policy const first = params.policy == Policy::inert ? Policy::inert : Policy::myopic;
-  bool const skip_first = !params.resume.empty() && resumed.stage == 1;
-  detail::IterationOutcome eval;
-  if (skip_first) {
-    eval.iterations = resumed.myopic_iterations;
-    eval.converged = true;  // value iteration starts only from a converged myopic solve
-  } else {
-    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::policy_evaluation");
-    detail::fill_policy(space, problem, first, u);
-    detail::IterationOutcome start;
-    if (!params.resume.empty()) {
-      detail::from_vector(resumed.V, v);
-      start = restore(resumed);
-    }
-    auto sweep = [&] {
-      auto const st = detail::global_stats(ranks, detail::evaluate_policy(space, problem, v, u, v_next, ranks));
-      detail::gather_slabs(space, ranks, v_next, slabs);
-      std::swap(v, v_next);
-      return st;
-    };
-    eval = detail::iterate<Real>(
-        sweep, delta, params.policy == Policy::optimal ? tol_myopic : result.tolerance_effective, params.max_iter,
-        progress, to_string(first) + " evaluation", timer, start,
-        [&](detail::IterationOutcome const& out) { save(IterationState{}, out); }, out_of_time);
-    if (params.mp_correction && eval.converged) detail::add_constant(space, v, Real(eval.mp_mid));
-  }
-
-  if (params.policy != Policy::optimal) {
-    result.iterations = eval.iterations;
-    result.residual = eval.residual;
-    result.converged = eval.converged;
-    result.mp_shift = params.mp_correction && eval.converged ? eval.mp_mid : 0.0;
-    result.residual_history = eval.residuals;
-    result.time_limited = eval.out_of_time;
-    if (!eval.converged) result.stopped_in = "policy evaluation";
-  } else {
-    result.myopic_iterations = eval.iterations;
-    {
-      timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::setup");
-      v_myopic = detail::Grid3<Real, Mem>("parity::dual_control::V_myopic", params.nx, params.nmu, params.nsigma);
-      u_myopic = detail::Grid3<Real, Mem>("parity::dual_control::u_myopic", params.nx, params.nmu, params.nsigma);
-      if (skip_first) {
-        detail::from_vector(resumed.V_myopic, v_myopic);
-        detail::fill_policy(space, problem, Policy::myopic, u_myopic);
-        detail::from_vector(resumed.V, v);
-        detail::from_vector(resumed.u, u);
-      } else {
-        Kokkos::deep_copy(space, v_myopic, v);
-        Kokkos::deep_copy(space, u_myopic, u);
-      }
-    }
-    if (!eval.converged) {
-      result.residual = eval.residual;
-      result.residual_history = eval.residuals;
-      result.converged = false;
-      result.time_limited = eval.out_of_time;
-      result.stopped_in = "myopic warm start";
-    } else {
-      timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::value_iteration");
-      // Modified policy iteration: `evaluation_sweeps` sweeps of the current policy after each
-      // Bellman sweep; the stopping test is on the Bellman sweeps. Once the Bellman residual stalls
-      // near the tolerance (falls by less than half, below 10 tol), the rest is plain value
-      // iteration: in float the residual can stall at the rounding noise of the minimum over u,
-      // which the evaluation sweeps at a fixed u do not share, while successive Bellman sweeps do.
-      IterationState vi_state;
-      vi_state.stage = 1;
-      vi_state.myopic_iterations = eval.iterations;
-      vi_state.evaluation_sweeps_now = evaluation_sweeps;
-      detail::IterationOutcome start;
-      if (skip_first) {
-        vi_state = resumed;
-        start = restore(resumed);
-      }
-      auto sweep = [&] {
-        auto const st = detail::global_stats(ranks, detail::bellman_update(space, problem, v, v_next, u, bs, ranks));
-        detail::gather_slabs(space, ranks, v_next, slabs);
-        detail::gather_slabs(space, ranks, u, slabs);
-        vi_state.bellman_evaluations += st.evaluations;
-        std::swap(v, v_next);
-        double const vmax = std::max(double(st.vmax), std::numeric_limits<double>::min());
-        double const residual = scale * (double(st.dmax) - double(st.dmin)) / vmax;
-        bool const done = residual <= result.tolerance_effective;
-        if (residual > 0.5 * vi_state.previous_residual && residual < 10 * result.tolerance_effective)
-          vi_state.evaluation_sweeps_now = 0;
-        vi_state.previous_residual = residual;
-        vi_state.evaluation_sweeps_history.push_back(done ? 0 : vi_state.evaluation_sweeps_now);
-        if (!done)
-          for (int m = 0; m < vi_state.evaluation_sweeps_now; ++m) {
-            detail::evaluate_policy(space, problem, v, u, v_next, ranks);
-            detail::gather_slabs(space, ranks, v_next, slabs);
-            std::swap(v, v_next);
-            ++vi_state.evaluation_sweeps;
-          }
-        return st;
-      };
-      auto const vi = detail::iterate<Real>(
-          sweep, delta, result.tolerance_effective, params.max_iter, progress, "value iteration", timer, start,
-          [&](detail::IterationOutcome const& out) { save(vi_state, out); }, out_of_time);
-      result.iterations = vi.iterations;
-      result.residual = vi.residual;
-      result.converged = vi.converged;
-      result.time_limited = vi.out_of_time;
-      result.evaluation_sweeps = vi_state.evaluation_sweeps;
-      result.bellman_evaluations = vi_state.bellman_evaluations;
-      result.evaluation_sweeps_history.assign(vi_state.evaluation_sweeps_history.begin(),
-                                              vi_state.evaluation_sweeps_history.end());
-      result.mp_shift = params.mp_correction && vi.converged ? vi.mp_mid : 0.0;
-      result.residual_history = vi.residuals;
-      if (!vi.converged) result.stopped_in = "value iteration";
-      if (params.mp_correction && vi.converged) detail::add_constant(space, v, Real(vi.mp_mid));
-    }
-  }
-
-  // A solve stopped by the time limit is not simulated; a simulation that reaches the limit stops
-  // between chunks and reports nothing.
-  if (params.simulate_paths > 0 && !result.time_limited) {
-    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::simulation");
-    for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
-      if (which == Policy::optimal && params.policy != Policy::optimal) continue;
-      auto sim = detail::simulate(space, problem, which, v, bs, params, progress, timer, out_of_time);
-      if (!sim) {
-        result.time_limited = true;
-        result.stopped_in = "simulation";
-        result.simulation.clear();
-        break;
-      }
-      result.simulation.push_back(*sim);
-    }
-  }
-
-  {
-    timing::ScopedPhase<ExecutionSpace> phase(space, phases, "parity::dual_control::results");
-    detail::reference_values(space, problem, params.policy, v, params.policy == Policy::optimal ? v_myopic : v, bs,
-                             params.reference_states, result.references);
-    result.x = detail::to_vector<Real, Mem>(problem.ax.nodes());
-    result.mu = detail::to_vector<Real, Mem>(problem.amu.nodes());
-    result.Sigma = detail::to_vector<Real, Mem>(problem.asg.nodes());
-    result.V = detail::to_vector(v);
-    result.u = detail::to_vector(u);
-    if (params.policy == Policy::optimal) {
-      result.V_myopic = detail::to_vector(v_myopic);
-      result.u_myopic = detail::to_vector(u_myopic);
-    }
-  }
-  return result;
+  require(params.checkpoint.empty() || bool(store.save),
+          "checkpoint names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
+          "solve's store");
+  require(params.resume.empty() || store.resume.has_value(),
+          "resume names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
+          "solve's store");
+  return detail::Solve<ExecutionSpace, Real>(space, params, progress, phases, ranks, store).run();
 }
 
 // The same for library use without the command line's reporting: silent, phases not recorded.

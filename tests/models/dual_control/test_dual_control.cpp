@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/dual_control/checkpoint.hpp"
 #include "models/dual_control/solver.hpp"
 #include "parity/quadrature/gauss_hermite.hpp"
 #include "test_backend.hpp"
@@ -121,8 +122,8 @@ HostModel host_model(dc::Params const& p, dc::Result const& r, std::vector<doubl
 dc::Result solve(dc::Params const& p, bool single = false) {
   parity::run::SilentProgress progress;
   parity::run::PhaseTimes phases;
-  if (single) return dc::solve<ExecSpace, float>(ExecSpace(), p, progress, phases);
-  return dc::solve<ExecSpace, double>(ExecSpace(), p, progress, phases);
+  if (single) return dc::solve<ExecSpace, float>(ExecSpace(), p, progress, phases, {}, dc::file_store(p, "float"));
+  return dc::solve<ExecSpace, double>(ExecSpace(), p, progress, phases, {}, dc::file_store(p, "double"));
 }
 
 dc::Params shifted_params() {  // a non-symmetric case so sign errors in alpha, xbar, ubar show
@@ -523,7 +524,9 @@ TEST(DualControlCheckpoint, ResumedSolveEqualsUninterrupted) {
     p.checkpoint_every = 0;
     InterruptAt stop(stage, at);
     parity::run::PhaseTimes phases;
-    EXPECT_THROW((dc::solve<ExecSpace, double>(ExecSpace(), p, stop, phases)), Interrupted) << stage;
+    EXPECT_THROW((dc::solve<ExecSpace, double>(ExecSpace(), p, stop, phases, {}, dc::file_store(p, "double"))),
+                 Interrupted)
+        << stage;
     auto q = optimal_params();
     q.resume = file;
     auto const resumed = solve(q);
