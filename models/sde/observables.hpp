@@ -61,7 +61,8 @@ void fixed_order_partials(ExecSpace const& space, Terms const& terms, int paths,
         long const u = first_chunk + t / sum_lanes;
         int const b = int(t % sum_lanes);
         int const p = int(u / chunks);
-        long const begin = (u % chunks) * moment_chunk, end = begin + moment_chunk < paths ? begin + moment_chunk : paths;
+        long const begin = (u % chunks) * moment_chunk,
+                   end = begin + moment_chunk < paths ? begin + moment_chunk : paths;
         double s[K], c[K];
         for (int k = 0; k < K; ++k) s[k] = 0;
         for (long i = begin + b; i < end; i += sum_lanes) {

@@ -42,13 +42,14 @@ class SampleStatistics {
       partial_host_ = HostRows("parity::sde::observable_partials_host", mine, K);
       partial_all_host_ = HostRows("parity::sde::observable_partials_all_host", layout.units, K);
     }
-    point_lanes_ = Rows(Kokkos::view_alloc(space, "parity::sde::observable_point_lanes"), on_ ? params * sum_lanes : 0, K);
+    point_lanes_ =
+        Rows(Kokkos::view_alloc(space, "parity::sde::observable_point_lanes"), on_ ? params * sum_lanes : 0, K);
     sums_ = Kokkos::View<double***, Mem>(Kokkos::view_alloc(space, "parity::sde::observable_sums"), on_ ? samples : 0,
                                          params, K);
     terminal_ = Kept(Kokkos::view_alloc(space, "parity::sde::terminal_states"), params, std::min(terminal, paths), dim);
-    trajectories_ = Kokkos::View<double****, Mem>(Kokkos::view_alloc(space, "parity::sde::trajectories"),
-                                                  trajectories > 0 ? samples : 0, params,
-                                                  std::min(trajectories, paths), dim);
+    trajectories_ =
+        Kokkos::View<double****, Mem>(Kokkos::view_alloc(space, "parity::sde::trajectories"),
+                                      trajectories > 0 ? samples : 0, params, std::min(trajectories, paths), dim);
   }
 
   // At sample s (after `step` steps): the sums of every sweep point, and the kept trajectories.
