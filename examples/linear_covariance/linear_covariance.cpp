@@ -41,7 +41,7 @@ using Matrix = double[3][3];
 void exact_moments(Linear3 const& s, Matrix const& Q, double T, double m[3], Matrix& C) {
   int const steps = int(std::ceil(T / 1e-4));
   double const h = T / steps;
-  auto rhs = [&](double const (&y)[12], double (&dy)[12]) {
+  auto rhs = [&](double const(&y)[12], double(&dy)[12]) {
     for (int i = 0; i < 3; ++i) dy[i] = s.A[i][0] * y[0] + s.A[i][1] * y[1] + s.A[i][2] * y[2];
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
