@@ -25,6 +25,8 @@ namespace parity::sde {
 namespace {
 
 constexpr double paper_josephson_srk2_flops = 79;  // Januszewski & Kostur (2010), appendix
+// Sums per path of the covariance of (x, v): x, v, x x, x v, v v (SampleTerms, observables.hpp).
+constexpr int sums_with_covariance = 5;
 constexpr char const* noise_law_help =
     "gaussian (normals by Box-Muller) or five-point (discrete variates with the normal's moments through the "
     "fifth: the same ensemble statistics to the scheme's weak order, much cheaper; no single-path accuracy)";
@@ -44,8 +46,10 @@ cli::OptionNames const kuramoto_options = {
 // layout) and `extra` device bytes of the system; on the host the copies of the moments and
 // histogram (results, arrays, report) and, on several ranks, the chunk sums gathered.
 void require_ensemble_memory(cli::Context const& context, long paths, long samples, long points, int dim, int bins,
-                             double extra, std::string const& what) {
+                             double extra, std::string const& what, int terms = 0, double kept = 0) {
   EnsembleShape shape;
+  shape.terms = terms;
+  shape.kept = kept;
   shape.points = points;
   shape.paths = paths;
   shape.dim = dim;
@@ -57,7 +61,8 @@ void require_ensemble_memory(cli::Context const& context, long paths, long sampl
   shape.histogram_copies = context.resources.device_memory_bytes > 0 ? 1 : 1 + context.resources.concurrency;
   double const device = ensemble_device_bytes(shape) + extra;
   double const chunk_sums = shape.ranks > 1 ? 2.0 * double(points) * moment_chunks(paths) * 2 * dim * 8 : 0.0;
-  double const host = double(samples) * double(points) * 2 * dim * 8 * 3 + double(points) * bins * 4 + chunk_sums;
+  double const host = double(samples) * double(points) * (2 * dim + terms) * 8 * 3 + double(points) * bins * 4 +
+                      chunk_sums + double(points) * kept * 8 * 3;
   cli::require_memory(context, device, host, what);
 }
 
@@ -128,6 +133,13 @@ class JosephsonCommand final : public cli::Command {
     sub.add_option("--sweep", sweep_text_,
                    "Sweep a parameter, NAME:LO:HI:N with NAME in a, f, D, gamma; twice for a 2-D sweep "
                    "(all points in one launch)");
+    sub.add_flag("--no-covariance", no_covariance_,
+                 "Reduce only the mean and variance of x and v at each sample (no covariance, no standard errors)");
+    sub.add_option("--terminal-states", p_.terminal_states,
+                   "Write the final (x, v) of the first N paths of each sweep point to "
+                   "terminal_states.npy in the --output folder")
+        ->transform(cli::count<int>(0))
+        ->capture_default_str();
   }
 
   report::RunReport execute(cli::Context& context) override {
@@ -142,6 +154,9 @@ class JosephsonCommand final : public cli::Command {
     bool swept_noise = false;
     for (auto const& s : p_.sweeps) swept_noise = swept_noise || (s.name == "D" && (s.lo > 0 || s.hi > 0));
     require_noise(noise_law_, p_.D > 0 || swept_noise, "--noise (-D) is 0");
+    require(p_.terminal_states == 0 || context.output != nullptr,
+            "--terminal-states writes terminal_states.npy into the --output folder: give one");
+    p_.covariance = !no_covariance_;
     return solve_and_report(p_, context);
   }
 
@@ -194,6 +209,8 @@ class JosephsonCommand final : public cli::Command {
                     {"seed", p.seed},
                     {"stepper", p.stepper},
                     {"noise_law", p.noise_law},
+                    {"covariance", p.covariance},
+                    {"terminal_states", p.terminal_states},
                     {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
@@ -205,7 +222,8 @@ class JosephsonCommand final : public cli::Command {
       long const samples = (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every;
       double const drive_table = double(p.steps_per_period) * (context.precision == Precision::f32 ? 4 : 8);
       require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table,
-                              fmt::format("josephson with --paths {} x {} sweep points", p.paths, points));
+                              fmt::format("josephson with --paths {} x {} sweep points", p.paths, points),
+                              p.covariance ? sums_with_covariance : 0, 2.0 * p.terminal_states);
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
         cli::warn(
@@ -250,6 +268,19 @@ class JosephsonCommand final : public cli::Command {
     out["final_variance_x"] = xvar;
     out["final_mean_v"] = vfinal;
     out["final_variance_v"] = vvar;
+    if (!e.covariance.empty()) {
+      // Standard errors sqrt(variance / (paths - 1)) and the covariance of x and v at the end.
+      std::vector<double> xerr(P), verr_final(P), cxv(P);
+      for (int q = 0; q < P; ++q) {
+        std::size_t const last = std::size_t(S - 1) * P + q;
+        xerr[q] = e.mean_error[last * dim];
+        verr_final[q] = e.mean_error[last * dim + 1];
+        cxv[q] = e.covariance[last * dim * dim + 1];
+      }
+      out["final_mean_x_error"] = xerr;
+      out["final_mean_v_error"] = verr_final;
+      out["final_covariance_xv"] = cxv;
+    }
     out["histogram_bins"] = e.bins;
     if (P == 1) out["histogram"] = e.histogram;
     out["flops_per_step_paper"] =
@@ -299,6 +330,16 @@ class JosephsonCommand final : public cli::Command {
       out.npy(std::string("mean_") + names[k], m, with({std::size_t(S)}, pshape));
       out.npy(std::string("variance_") + names[k], v, with({std::size_t(S)}, pshape));
     }
+    if (!e.covariance.empty()) {
+      std::vector<double> c(std::size_t(S) * P), ex(c.size()), ev(c.size());
+      for (std::size_t i = 0; i < c.size(); ++i)
+        c[i] = e.covariance[i * dim * dim + 1], ex[i] = e.mean_error[i * dim], ev[i] = e.mean_error[i * dim + 1];
+      out.npy("covariance_xv", c, with({std::size_t(S)}, pshape));
+      out.npy("mean_error_x", ex, with({std::size_t(S)}, pshape));
+      out.npy("mean_error_v", ev, with({std::size_t(S)}, pshape));
+    }
+    if (e.terminal_paths > 0)
+      out.npy("terminal_states", e.terminal_states, with(pshape, {std::size_t(e.terminal_paths), std::size_t(dim)}));
     std::vector<double> centers(e.bins);
     for (int b = 0; b < e.bins; ++b) centers[b] = (b + 0.5) / e.bins;
     out.npy("x_bins", centers, {centers.size()});
@@ -307,6 +348,7 @@ class JosephsonCommand final : public cli::Command {
 
   JosephsonParams p_;
   CLI::Option* noise_law_ = nullptr;
+  bool no_covariance_ = false;
   std::vector<std::string> sweep_text_;
   std::map<std::string, CLI::Option*> fixed_;  // the options a --sweep of that name replaces
 };

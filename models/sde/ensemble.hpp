@@ -10,16 +10,19 @@
 //   KOKKOS_FUNCTION void set(int field, double value);   // a swept parameter (field ids are the system's)
 //   static constexpr unsigned advance_min_blocks;  // launch bounds, see below
 //   static constexpr unsigned time_averaged;  // bit k set = time-average component k
-//                                             // (default: all); the others cost nothing per step and
-//                                             // report NaN as their time average
+//                                             // (default: none); the others cost nothing per step
+//                                             // and report NaN as their time average
+//   static constexpr int observed;  // with observe(): a functional of the state (observables.hpp)
 // The wrapped component is stored in [0, period) plus an integer winding count per path, so
 // positions keep full precision in float however far a particle runs; moments use the unwrapped
 // value.
 //
 // Launches advance every path by `sample_every` steps; after each, ensemble means and variances of
-// every component (per parameter value) are reduced on the device into a samples array. Time
-// averages of each component over steps (average_from, steps] accumulate per path. Nothing of the
-// per-path state leaves the device; the host copies only the reduced arrays at the end.
+// every component (per parameter value) are reduced on the device into a samples array, and with
+// them (detail/sample_statistics.hpp) the covariance, the system's observables and any kept
+// states. Time averages of the chosen components over steps (average_from, steps] accumulate per
+// path. Nothing else of the per-path state leaves the device; the host copies only the reduced
+// arrays at the end.
 //
 // Across ranks (run::Communicator): the sums run over chunks of 1024 paths of one sweep point, and the
 // P * chunks chunks are dealt out to the ranks in contiguous runs, so each rank integrates a
@@ -38,8 +41,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "models/sde/detail/sample_statistics.hpp"
 #include "models/sde/ensemble_layout.hpp"
 #include "models/sde/noise.hpp"
+#include "models/sde/observables.hpp"
 #include "models/sde/result.hpp"
 #include "models/sde/stepper.hpp"
 #include "models/sde/system.hpp"
@@ -73,13 +78,21 @@ struct Sweep {
   }
 };
 
-// Whether component k of a system enters the per-path time averages (System::time_averaged, or all).
+// Whether component k of a system enters the per-path time averages (System::time_averaged, or
+// none: a system asks for the averages it reports, and without any the ensemble keeps no per-path
+// sums).
 template <class System>
 KOKKOS_INLINE_FUNCTION constexpr bool time_averaged(int k) {
   if constexpr (requires { System::time_averaged; })
     return ((System::time_averaged >> k) & 1u) != 0;
   else
-    return true;
+    return false;
+}
+template <class System>
+constexpr bool any_time_averaged() {
+  for (int k = 0; k < System::dim; ++k)
+    if (time_averaged<System>(k)) return true;
+  return false;
 }
 
 // Launch bounds of the advance kernel: System::advance_min_blocks (blocks of 256 threads that must
@@ -103,6 +116,12 @@ struct EnsembleConfig {
   std::uint64_t seed = 1;
   Stepper stepper = Stepper::srk2;
   NoiseLaw noise = NoiseLaw::gaussian;  // five_point: weak noise, ensemble statistics only (noise.hpp)
+  // Beside mean and variance at each sample (detail/sample_statistics.hpp): the state covariance and
+  // standard errors (on by default; the system's observables are reported whenever it has them),
+  // and the states of the first terminal_states paths of each point at the end, of the first
+  // trajectories paths at every sample.
+  bool covariance = true;
+  int terminal_states = 0, trajectories = 0;
   run::Communicator ranks;  // one rank unless set (uses all_gather and sum)
 };
 
@@ -351,6 +370,8 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   constexpr int dim = System::dim;
   require(sweepable<System> || (sweep.axis[0].field < 0 && sweep.axis[1].field < 0),
           "sde::integrate: the system has no set(field, value), so it cannot be swept");
+  require(cfg.terminal_states >= 0 && cfg.trajectories >= 0,
+          "sde::integrate: terminal_states and trajectories count paths per sweep point, at least 0");
   int const P = sweep.size(), paths = cfg.paths, total = P * paths;
   // This rank's chunks [u0, u1) of the P * chunks (see the top of this file) and so its paths
   // [g0, g0 + local); ensemble_device_bytes (ensemble_layout.hpp) counts what is allocated below.
@@ -368,7 +389,9 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
 
   Kokkos::View<Real**, Mem> x(Kokkos::view_alloc(space, "parity::sde::state"), local, dim);
   Kokkos::View<int*, Mem> wind(Kokkos::view_alloc(space, "parity::sde::winding"), local);
-  Kokkos::View<double**, Mem> acc(Kokkos::view_alloc(space, "parity::sde::time_sum"), local, dim);
+  // Per-path time sums only where a component is averaged (the advance kernel writes no others).
+  Kokkos::View<double**, Mem> acc(Kokkos::view_alloc(space, "parity::sde::time_sum"),
+                                  any_time_averaged<System>() ? local : 0, dim);
   Kokkos::View<double***, Mem> moments(Kokkos::view_alloc(space, "parity::sde::sample_moments"), samples, P, 2 * dim);
   // Chunk sums row by row (LayoutRight): a rank's rows are one contiguous block to gather.
   using Partials = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
@@ -398,6 +421,8 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   if constexpr (wrapped_of<System>() >= 0) period = system.period();
   detail::StateValue<Real, Mem> const value{x, wind, wrapped_of<System>(), double(period)};
 
+  detail::SampleStatistics<ExecSpace, System> statistics(space, layout, P, paths, samples, cfg.covariance,
+                                                         cfg.terminal_states, cfg.trajectories, cfg.ranks);
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::initialize");
     detail::initialize_states(space, system, sweep, paths, cfg.seed, g0, x, wind);
@@ -427,6 +452,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       step += n;
       r.sample_steps.push_back(step);
       sums(value, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
+      statistics.sample(s, step, value, x, system, sweep);
       if (clock.seconds() - last_report >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::progress");
         last_report = clock.seconds();
@@ -453,7 +479,10 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   long const averaged = std::max(0L, cfg.steps - std::max(0L, cfg.average_from));
   r.time_average.assign(std::size_t(P) * dim, 0.0);
   r.time_average_error.assign(std::size_t(P) * dim, 0.0);
-  if (averaged > 0) {
+  if (averaged > 0 && !any_time_averaged<System>()) {
+    r.time_average.assign(r.time_average.size(), std::nan(""));
+    r.time_average_error.assign(r.time_average.size(), std::nan(""));
+  } else if (averaged > 0) {
     Kokkos::View<double**, Mem> tsum(Kokkos::view_alloc(space, "parity::sde::time_average_sums"), P, 2 * dim);
     sums(detail::ScaledValue<Mem>{acc, 1.0 / double(averaged)}, tsum);
     auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tsum);
@@ -465,6 +494,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
         if (!time_averaged<System>(k)) r.time_average[p * dim + k] = r.time_average_error[p * dim + k] = std::nan("");
       }
   }
+  statistics.finish(value, r);
   // Histogram of the wrapped component (mod period) at the end.
   if constexpr (wrapped_of<System>() >= 0) {
     if (r.bins > 0) {

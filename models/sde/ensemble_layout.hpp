@@ -46,12 +46,15 @@ struct EnsembleShape {
   int real_bytes = 8;
   int ranks = 1;
   int histogram_copies = 1;
+  int terms = 0;  // sums per path of the sample statistics (observables.hpp); 0: none
+  double kept = 0;  // kept state values per point (terminal and trajectory states times dim)
 };
 
 // Bytes integrate() (ensemble.hpp) allocates in the execution space's memory on the rank with the
 // most chunks: per path the state (dim reals), the winding count (int) and the time sums (dim
 // doubles); the moment samples (samples x points x 2 dim doubles); this rank's chunk sums and, on
-// several ranks, all ranks' ones (2 dim doubles a chunk); the time-average sums and the histogram.
+// several ranks, all ranks' ones (2 dim doubles a chunk); the time-average sums and the histogram;
+// the sample statistics' sums and kept states (detail/sample_statistics.hpp).
 constexpr double ensemble_device_bytes(EnsembleShape const& s) {
   double most = 0;
   for (int rank = 0; rank < s.ranks; ++rank) {
@@ -62,6 +65,11 @@ constexpr double ensemble_device_bytes(EnsembleShape const& s) {
     bytes += double(l.u1 - l.u0) * per_chunk + (s.ranks > 1 ? double(l.units) * per_chunk : 0.0);
     bytes += double(s.points) * 2 * s.dim * 8;
     bytes += double(s.points) * s.bins * 4.0 * std::max(s.histogram_copies, 1);
+    // Sample statistics: 32 lane sums and one sum per chunk, the gathered chunk sums, 32 lane sums
+    // and a sum per point and sample; the kept states.
+    double const terms = 8.0 * s.terms;
+    bytes += double(l.u1 - l.u0) * 33 * terms + (s.ranks > 1 ? double(l.units) * terms : 0.0);
+    bytes += double(s.points) * (32 + double(s.samples)) * terms + double(s.points) * s.kept * 8;
     most = std::max(most, bytes);
   }
   return most;

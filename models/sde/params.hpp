@@ -25,6 +25,8 @@ struct JosephsonParams {
   std::string stepper = "srk2";  // srk2 | euler
   std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
   std::vector<SweepSpec> sweeps;  // at most two of a, f, D, gamma
+  bool covariance = true;  // covariance of x and v and standard errors at each sample
+  int terminal_states = 0;  // final (x, v) of the first this many paths of each point
 };
 
 // Throws InvalidInput naming the parameter through `name`: by default the field (`D must be ...`);

@@ -18,6 +18,16 @@ struct EnsembleResult {
   std::vector<double> time_average_error;  // [P][dim] spread of those over paths / sqrt(paths)
   std::vector<std::int32_t> histogram;  // [P][bins] wrapped component mod period, at the end
   long steps_done = 0;
+  // With EnsembleConfig::covariance or a system observable (observables.hpp), else empty:
+  std::vector<double> mean_error;  // [S][P][dim] standard error of mean, sqrt(variance / (paths - 1))
+  std::vector<double> covariance;  // [S][P][dim][dim] over the paths (divided by paths, as variance)
+  int observed = 0;  // M, the components of the system's observable F (0: none)
+  std::vector<double> observable_mean, observable_variance, observable_error;  // [S][P][M] of F
+  std::vector<double> observable_covariance;  // [S][P][M][M]
+  // States of the first terminal_paths (trajectory_paths) paths of each sweep point, wrapped
+  // components unwrapped: at the end [P][terminal_paths][dim], at every sample [S][P][n][dim].
+  int terminal_paths = 0, trajectory_paths = 0;
+  std::vector<double> terminal_states, trajectories;
 };
 
 struct KuramotoResult {

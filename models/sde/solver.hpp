@@ -107,6 +107,8 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.seed = p.seed;
   cfg.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   cfg.noise = noise_law(p.noise_law);
+  cfg.covariance = p.covariance;
+  cfg.terminal_states = p.terminal_states;
   cfg.ranks = ranks;
   r.ensemble = integrate(space, sys, sweep, cfg, progress, times, "josephson");
   r.dt = cfg.dt;
@@ -114,8 +116,9 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   r.paths_total = long(p.paths) * sweep.size();
   r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2, cfg.noise == NoiseLaw::gaussian);
   // Per launch each path reads and writes its state (2 Real), winding (int) and time sum of v
-  // (double), and the sampling pass reads the state and winding once more.
-  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 8) + (2 * sizeof(Real) + 4);
+  // (double), and the sampling pass reads the state and winding once more (twice with the
+  // covariance, a second reduction).
+  double const per_launch = 2 * (2 * sizeof(Real) + 4 + 8) + (p.covariance ? 2 : 1) * (2 * sizeof(Real) + 4);
   r.bytes_per_step = per_launch / p.sample_every;
   return r;
 }

@@ -18,11 +18,13 @@
 // the increments dW, which the integrator draws with variance dt: the steppers are Ito schemes)
 // and initial. Optional: `static constexpr int wrapped` (a component kept modulo `period()`, which
 // is then required; default none), `void set(int field, double value)` (needed only to sweep a
-// parameter), `noisy`, `period_steps()` (stepper.hpp), `time_averaged`, `advance_min_blocks`.
+// parameter), `noisy`, `period_steps()` (stepper.hpp), `time_averaged` (default none),
+// `advance_min_blocks`, and an observable: `observed` with `observe()` (observables.hpp).
 #include <Kokkos_Core.hpp>
 #include <concepts>
 #include <type_traits>
 
+#include "models/sde/observables.hpp"
 #include "models/sde/stepper.hpp"
 #include "parity/random/philox.hpp"
 
@@ -84,6 +86,20 @@ constexpr bool check_system() {
           requires(S const& s, random::PhiloxStream<Real>& rng, St& x) { s.initial(rng, x); },
           "parity::sde: the system must provide `KOKKOS_FUNCTION void initial(random::PhiloxStream<real_type>& "
           "rng, sde::State<System>& x) const` (a path's initial state)");
+      if constexpr (requires { S::observed; }) {
+        static_assert(observed_of<S>() >= 1 && observed_of<S>() <= 16,
+                      "parity::sde: System::observed (the components of the observable) must be in 1 .. 16");
+        static_assert(
+            requires(S const& s, Tick const& t, St const& x, Observed<S>& f) { s.observe(t, x, f); },
+            "parity::sde: a system with `observed` must provide `KOKKOS_FUNCTION void observe(sde::Tick const& t, "
+            "sde::State<System> const& x, sde::Observed<System>& f) const` (f = F(x, t), evaluated at every "
+            "sample)");
+      } else {
+        static_assert(
+            !requires { &S::observe; },
+            "parity::sde: a system with observe() must declare `static constexpr int observed` (the number of "
+            "components of its observable)");
+      }
       if constexpr (wrapped_of<S>() >= 0) {
         static_assert(wrapped_of<S>() < S::dim, "parity::sde: System::wrapped must name a component below dim");
         static_assert(

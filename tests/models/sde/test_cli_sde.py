@@ -185,6 +185,43 @@ class SdeCli(CliTestCase):
         self.assertEqual(res["flops_per_step_paper"], 79)
         self.assertIn("parity::josephson::integrate", doc["timing"]["phases"])
 
+    def test_josephson_covariance_and_terminal_states(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("josephson", "--paths", "2048", "--periods", "20", "--transient", "5", "--sweep", "f:0:1:2",
+                       "--terminal-states", "5", "--json", path, "--output", d, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            with open(os.path.join(d, "terminal_states.npy"), "rb") as f:
+                header = f.read(128).decode("latin1")
+            self.assertIn("'shape': (2, 5, 2)", header)
+            for name in ("covariance_xv.npy", "mean_error_x.npy", "mean_error_v.npy"):
+                self.assertTrue(os.path.exists(os.path.join(d, name)), name)
+        res = doc["results"]
+        self.assertEqual(doc["parameters"]["terminal_states"], 5)
+        for q in range(2):
+            vx, vv = res["final_variance_x"][q], res["final_variance_v"][q]
+            # Standard errors sqrt(variance / (paths - 1)); the covariance within Cauchy-Schwarz.
+            self.assertAlmostEqual(res["final_mean_x_error"][q], (vx / 2047) ** 0.5, delta=1e-9 * (1 + vx))
+            self.assertAlmostEqual(res["final_mean_v_error"][q], (vv / 2047) ** 0.5, delta=1e-9 * (1 + vv))
+            self.assertLessEqual(abs(res["final_covariance_xv"][q]), (vx * vv) ** 0.5 * (1 + 1e-9))
+        r = parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--no-covariance", "--json",
+                   path, "-q")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(path) as f:
+            res = json.load(f)["results"]
+        self.assertNotIn("final_covariance_xv", res)
+        self.assertIn("final_variance_v", res)
+        r = parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--terminal-states", "5", "-q")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--output", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            r = parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--terminal-states", "65",
+                       "--output", d, "-q")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--terminal-states must be in [0, --paths]", r.stderr)
+
     def test_kuramoto_report(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
