@@ -49,9 +49,9 @@ class Solve {
     tol_myopic_ = std::max(params.tol_myopic, tolerance_floor<Real>(params.delta));
     long const points = long(params.nx) * params.nmu * params.nsigma;
     if (store.resume) {
-      require(long(store.resume->V.size()) == points,
-              "resume: the saved state holds " + std::to_string(store.resume->V.size()) + " grid points, this solve " +
-                  std::to_string(points));
+      require(long(store.resume->V.size()) == points, "resume: the saved state holds " +
+                                                          std::to_string(store.resume->V.size()) +
+                                                          " grid points, this solve " + std::to_string(points));
       resumed_ = *store.resume;
     }
     last_save_ = timer_.seconds();
@@ -246,8 +246,8 @@ class Solve {
     timing::ScopedPhase<ExecutionSpace> phase(space_, phases_, "parity::dual_control::simulation");
     for (Policy which : {Policy::inert, Policy::myopic, Policy::optimal}) {
       if (which == Policy::optimal && params_.policy != Policy::optimal) continue;
-      auto sim = detail::simulate(space_, problem_, which, v_, bs_, params_, progress_, timer_,
-                                  [&] { return out_of_time(); });
+      auto sim =
+          detail::simulate(space_, problem_, which, v_, bs_, params_, progress_, timer_, [&] { return out_of_time(); });
       if (!sim) {
         result_.time_limited = true;
         result_.stopped_in = "simulation";
