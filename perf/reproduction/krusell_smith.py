@@ -270,8 +270,9 @@ def _parity_values(cell, doc, extras, quick, by_thread, all_cores, cpu, acc):
         return [_calibration(cell, doc)]
     agents = cell["agents"]
     if q == "memory":
-        grid = GRIDS[0]
-        if case_size(agents, grid, quick) is None:
+        # The paper's Mem depends on the agents only: the first grid this run solved.
+        grid = next((g for g in GRIDS if case_size(agents, g, quick) is not None), None)
+        if grid is None:
             return [("all", None, "not run with --quick")]
         who = ([cpu] if cpu else []) if cell["table"] == "2" else ([acc] if acc else [])
         out = []

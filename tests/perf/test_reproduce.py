@@ -72,6 +72,17 @@ def assert_every_cell(test, paper, text):
 
 
 class PaperData(unittest.TestCase):
+    def test_every_cell_says_where_it_is_and_what_it_measures(self):
+        for name in ("krusell-smith", "dual-control"):
+            paper = load_paper(name)
+            keys = set()
+            for c in paper["cells"]:
+                for field in ("table", "row", "column", "value", "unit", "measures"):
+                    self.assertIn(field, c, (name, c))
+                self.assertIn(c["table"], paper["tables"])
+                keys.add((c["table"], c["row"], c["column"]))
+            self.assertEqual(len(keys), len(paper["cells"]), f"{name}: two cells share a table, row and column")
+
     def test_krusell_smith_transcription_holds_the_papers_arithmetic(self):
         paper = load_paper("krusell-smith")
         self.assertEqual(len(paper["cells"]), 2 * 3 + 3 * 3 * 3 * 4 + 3 * 3 * 3 * 6 + 6 + 16)
