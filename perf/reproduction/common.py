@@ -80,9 +80,10 @@ def cpu_reference(backends: list[str]) -> str | None:
     return None
 
 
-def skip_reasons(estimates: dict, budget: float, basis: str) -> dict:
-    """{backend: reason} for the backends whose estimated seconds per run exceed the budget."""
-    return {b: f"estimated {fmt_seconds(s)} per run ({basis}), over the {fmt_seconds(budget)} budget per run (--budget)"
+def skip_reasons(estimates: dict, budget: float, what: str = "") -> dict:
+    """{backend: reason} for the backends whose estimated seconds per run exceed the budget
+    (how the estimate is made is the paper module's BASIS, stated once on the page)."""
+    return {b: f"{what}estimated {fmt_seconds(s)}, over the {fmt_seconds(budget)} budget (--budget)"
             for b, s in estimates.items() if s is not None and s > budget}
 
 
@@ -175,6 +176,14 @@ def fmt(v, unit: str = "") -> str:
     return f"{text} {unit}" if unit and unit not in UNSHOWN_UNITS else text
 
 
+def fmt_paper(v, unit: str = "") -> str:
+    """A published value as transcribed (all its digits), with its unit."""
+    text = f"{v:,}"
+    if unit == "x":
+        return text + "x"
+    return f"{text} {unit}" if unit and unit not in UNSHOWN_UNITS else text
+
+
 def cell_line(cell: dict, parity: list[tuple[str, object, str | None]], paper_unit: str | None = None) -> str:
     """One page row: the paper's cell and Parity's values, each (label, value, reason): a value, or
     a reason where there is none."""
@@ -185,7 +194,7 @@ def cell_line(cell: dict, parity: list[tuple[str, object, str | None]], paper_un
         else:
             shown.append(f"{label}: {value if isinstance(value, str) else fmt(value, cell['unit'])}")
     note = cell.get("note", "")
-    paper = fmt(cell["value"], paper_unit or cell["unit"]) + (" †" if cell.get("relaxed") else "")
+    paper = fmt_paper(cell["value"], paper_unit or cell["unit"]) + (" †" if cell.get("relaxed") else "")
     return f"| {cell['row']} | {cell['column']} | {paper} | {'<br>'.join(shown) or 'not available (no backend)'} | {note} |"
 
 

@@ -35,7 +35,7 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
                 args += ["--grid", f"{n},{n},{n}", "--precision", precision]
                 one_core = n ** 3 * POINT_S[policy] * (FLOAT_FACTOR if precision == "float" else 1.0)
                 estimates = common.host_estimates(backends, one_core, DEVICE_FACTOR)
-                skip = {} if quick else common.skip_reasons(estimates, budget, BASIS)
+                skip = {} if quick else common.skip_reasons(estimates, budget)
                 case = {"name": case_name(policy, n, precision), "args": args, "size": n ** 3, "skip": skip}
                 longest = max((s for b, s in estimates.items() if b not in skip), default=0.0)
                 (long if longest > 60 and not quick else short).append(case)
@@ -126,7 +126,7 @@ def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
               "Parity's problem is its reading of the paper's (box, clustering and parameters in "
               "docs/models/dual_control.md), its search over u adds kink candidates to Brent's method, and the "
               "memory is the process's peak resident set (MiB) where the paper's 'M' is not defined. "
-              "See docs/reproducing.md.", ""]
+              "Estimated times: " + BASIS + ". See docs/reproducing.md.", ""]
     for table in ("1", "2"):
         meta = paper["tables"][table]
         lines += [f"## Table {table}: {meta['title']}", "", meta["note"], "", common.TABLE_HEAD]

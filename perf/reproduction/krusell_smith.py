@@ -69,8 +69,8 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
             extra = QUICK_ARGS if quick else []
             solve_est = common.host_estimates(backends, one_core_seconds(a, g, OUTER_ITERATIONS), DEVICE_FACTOR)
             iter_est = common.host_estimates(backends, one_core_seconds(a, g, 1), DEVICE_FACTOR)
-            solve_skip = common.skip_reasons(solve_est, budget, BASIS) if not quick else {}
-            iter_skip = common.skip_reasons(iter_est, budget, BASIS) if not quick else {}
+            solve_skip = common.skip_reasons(solve_est, budget, "whole solve ") if not quick else {}
+            iter_skip = common.skip_reasons(iter_est, budget, "one outer iteration ") if not quick else {}
             for approach, args in APPROACHES.items():
                 base = ["--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}", *args, *extra]
                 only_acc = {} if approach == "software-double" else {
@@ -169,8 +169,8 @@ def _run(doc: dict, approach: str, agents: int, grid: tuple, backend: str, prefe
         s, why = common.measured(doc, case_name(approach, agents, grid, mode), backend)
         if s is not None:
             return s, mode, None
-        reasons.append(why)
-    return None, None, "; ".join(dict.fromkeys(reasons))
+        reasons.append(why.removeprefix(f"{backend} skipped: "))
+    return None, None, f"{backend} skipped: " + "; ".join(dict.fromkeys(reasons))
 
 
 def _value(doc, quantity, approach, agents, grid, backend):
@@ -214,9 +214,9 @@ def _speedup(doc, quantity, approach, agents, grid, cpu, acc):
         c, why_c = _value(doc, "total_time", "software-double", agents, grid, cpu)
         g, why_g = _value(doc, "total_time", approach, agents, grid, acc)
     if c is None:
-        return None, f"{cpu}: {why_c}"
+        return None, why_c if why_c.startswith(cpu) else f"{cpu}: {why_c}"
     if g is None:
-        return None, f"{acc}: {why_g}"
+        return None, why_g if why_g.startswith(acc) else f"{acc}: {why_g}"
     return c / g, None
 
 
@@ -239,7 +239,7 @@ def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
               "holds the employment draw (once per solve) and the accuracy checks; Panel Time and Polf. Time are "
               "the fenced phase seconds over the outer iterations. The start is Parity's carried cross-section, "
               "not Den Haan's file. Where a whole solve does not fit the budget, one outer iteration is timed "
-              "(per-iteration cells only). See docs/reproducing.md.", ""]
+              "(per-iteration cells only). Estimated times: " + BASIS + ". See docs/reproducing.md.", ""]
     cells = paper["cells"]
     for table in ("2", "3", "B.1"):
         meta = paper["tables"][table]
