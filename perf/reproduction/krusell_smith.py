@@ -125,6 +125,9 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
             ref = common.run_model(by_name[cpu], base + ["--precision", "double"], folder / f"cpu-{cpu}", timeout)
             entry = {"cpu": {k: v for k, v in ref.items() if k != "report"}}
             for approach, args in APPROACHES.items():
+                if acc == cpu and approach == "software-double":
+                    entry[approach] = {"reason": f"the CPU series' own run ({acc} stands in for the GPU)"}
+                    continue
                 run = common.run_model(by_name[acc], base + args, folder / f"{approach}-{acc}", timeout)
                 if "error" in ref:
                     entry[approach] = {"reason": f"CPU series failed: {ref['error']}"}
