@@ -1,0 +1,210 @@
+"""What every paper's reproduction shares: the backends a run compares, the runner call, single
+runs outside the runner (outputs a suite does not keep), the budget check that names why a
+backend skips a case, and the page's cell formatting."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PERF = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PERF))
+import runner  # noqa: E402
+
+# The paper's thread counts; the machine's own core count is added to them.
+THREAD_COUNTS = (1, 2, 4)
+DEVICE_BACKENDS = ("cuda", "hip", "sycl")
+# Units a value shows without (a probability, a count).
+UNSHOWN_UNITS = ("probability", "outer iterations")
+
+
+def expand_backends(specs: list[dict], cores: int | None = None) -> tuple[list[dict], dict]:
+    """The runner's executables for the paper's columns: serial on one thread, openmp at 1, 2, 4
+    and all cores (openmp-N), a device backend as given. Returns them and the thread counts left
+    out, with why (a count above the machine's cores measures oversubscription, not scaling)."""
+    cores = cores or os.cpu_count() or 1
+    out, dropped = [], {}
+    for spec in specs:
+        name = spec["name"]
+        if name == "serial":
+            out.append({**spec, "threads": 1})
+        elif name == "openmp":
+            counts = [n for n in THREAD_COUNTS if n <= cores]
+            for n in THREAD_COUNTS:
+                if n > cores:
+                    dropped[f"openmp-{n}"] = f"this machine has {cores} cores"
+            if spec.get("threads"):
+                counts.append(spec["threads"])
+            else:
+                counts.append(cores)
+            for n in sorted(set(counts)):
+                out.append({"name": f"openmp-{n}", "path": spec["path"], "threads": n})
+        else:
+            out.append(dict(spec))
+    names = [e["name"] for e in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"backend names repeat: {names}")
+    return out, dropped
+
+
+def threads_of(name: str) -> int | None:
+    """Host threads a backend name stands for (serial: 1, openmp-N: N), None for a device."""
+    if name == "serial":
+        return 1
+    if name.startswith("openmp-") and name[7:].isdigit():
+        return int(name[7:])
+    return None
+
+
+def is_device(name: str) -> bool:
+    return name in DEVICE_BACKENDS
+
+
+def accelerator(backends: list[str]) -> str | None:
+    """The backend that plays the paper's GPU: a device backend, else the host backend with the
+    most threads (so a host-only run still exercises every table, labelled as a stand-in)."""
+    for b in backends:
+        if is_device(b):
+            return b
+    hosts = [b for b in backends if threads_of(b)]
+    return max(hosts, key=threads_of) if hosts else None
+
+
+def cpu_reference(backends: list[str]) -> str | None:
+    """The paper's one CPU core: serial, else openmp on one thread."""
+    for b in ("serial", "openmp-1"):
+        if b in backends:
+            return b
+    return None
+
+
+def skip_reasons(estimates: dict, budget: float, what: str = "") -> dict:
+    """{backend: reason} for the backends whose estimated seconds per run exceed the budget
+    (how the estimate is made is the paper module's BASIS, stated once on the page)."""
+    return {b: f"{what}estimated {fmt_seconds(s)}, over the {fmt_seconds(budget)} budget (--budget)"
+            for b, s in estimates.items() if s is not None and s > budget}
+
+
+def host_estimates(backends: list[str], one_core_seconds: float, device_factor: float) -> dict:
+    """Seconds per run per backend: one core's estimate divided by the threads (perfect scaling:
+    an optimistic estimate, so a case is skipped only when even that is too long), a device
+    backend at one core's over device_factor."""
+    out = {}
+    for b in backends:
+        t = threads_of(b)
+        out[b] = one_core_seconds / t if t else one_core_seconds / device_factor
+    return out
+
+
+def fmt_seconds(s: float) -> str:
+    if s >= 7200:
+        return f"{s / 3600:.1f} h"
+    if s >= 120:
+        return f"{s / 60:.0f} min"
+    return f"{s:.3g} s"
+
+
+def run_suites(suites: list[dict], exes: list[dict], out: Path, repetitions: int | None, warmup: int | None,
+               timeout: float) -> dict:
+    """Writes the suites, runs them through perf/runner.py and returns its results.json document
+    (a failed case is recorded in it and does not stop the others)."""
+    out.mkdir(parents=True, exist_ok=True)
+    args = []
+    for suite in suites:
+        path = out / f"suite-{suite['name']}.json"
+        path.write_text(json.dumps(suite, indent=1))
+        args += ["--suite", str(path)]
+    for e in exes:
+        args += ["--exe", f"{e['name']}={e['path']}" + (f",threads={e['threads']}" if e.get("threads") else "")]
+    args += ["--out", str(out), "--probe", "none", "--timeout", str(timeout)]
+    if repetitions is not None:
+        args += ["--repetitions", str(repetitions)]
+    if warmup is not None:
+        args += ["--warmup", str(warmup)]
+    runner.main(args)
+    path = out / "results.json"
+    return json.loads(path.read_text()) if path.exists() else {"backends": {}, "results": []}
+
+
+def run_model(exe: dict, args: list[str], out_dir: Path, timeout: float) -> dict:
+    """One run with --output (arrays the runner does not keep) and its report; an 'error' entry
+    instead when it fails or times out."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = out_dir / "report.json"
+    cmd = [exe["path"]] + (["--threads", str(exe["threads"])] if exe.get("threads") else [])
+    cmd += args + ["--output", str(out_dir / "arrays"), "--json", str(report), "--quiet"]
+    env = dict(os.environ, **runner.HOST_ENV)
+    if exe.get("threads"):
+        env["OMP_NUM_THREADS"] = str(exe["threads"])
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {fmt_seconds(timeout)}", "command": cmd}
+    if proc.returncode not in (0, 3) or not report.exists():
+        return {"error": f"exited {proc.returncode}: {proc.stderr.strip()[-300:]}", "command": cmd}
+    return {"report": json.loads(report.read_text()), "arrays": str(out_dir / "arrays"), "command": cmd}
+
+
+def measured(doc: dict, case: str, backend: str):
+    """(summary, None) for a backend's run of a case (the paper cases name their precision), or
+    (None, reason) naming why there is none."""
+    entry = next((e for e in doc.get("results", []) if e["case"] == case), None)
+    if entry is None:
+        return None, f"case {case} not in this run"
+    if backend in entry.get("backends", {}):
+        return entry["backends"][backend], None
+    if backend in entry.get("failures", {}):
+        return None, f"{backend} failed: {entry['failures'][backend][-160:]}"
+    if backend in entry.get("skipped", {}):
+        return None, f"{backend} skipped: {entry['skipped'][backend]}"
+    return None, f"no {backend} executable in this run"
+
+
+def fmt(v, unit: str = "") -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    a = abs(v)
+    text = f"{v:.4g}" if a == 0 or 1e-3 <= a < 1e5 else f"{v:.3e}"
+    if unit == "x":
+        return text + "x"
+    return f"{text} {unit}" if unit and unit not in UNSHOWN_UNITS else text
+
+
+def fmt_paper(v, unit: str = "") -> str:
+    """A published value as transcribed (all its digits), with its unit."""
+    text = f"{v:,}"
+    if unit == "x":
+        return text + "x"
+    return f"{text} {unit}" if unit and unit not in UNSHOWN_UNITS else text
+
+
+def cell_line(cell: dict, parity: list[tuple[str, object, str | None]], paper_unit: str | None = None) -> str:
+    """One page row: the paper's cell and Parity's values, each (label, value, reason): a value, or
+    a reason where there is none."""
+    shown = []
+    for label, value, reason in parity:
+        if value is None:
+            shown.append(f"{label}: not available ({reason})")
+        else:
+            shown.append(f"{label}: {value if isinstance(value, str) else fmt(value, cell['unit'])}")
+    note = cell.get("note", "")
+    paper = fmt_paper(cell["value"], paper_unit or cell["unit"]) + (" †" if cell.get("relaxed") else "")
+    return f"| {cell['row']} | {cell['column']} | {paper} | {'<br>'.join(shown) or 'not available (no backend)'} | {note} |"
+
+
+TABLE_HEAD = "| row | column | paper | Parity (backend: value) | note |\n|---|---|---|---|---|"
+
+
+def backend_facts(doc: dict) -> str:
+    lines = []
+    for name, b in doc.get("backends", {}).items():
+        lines.append(f"- {name}: {b.get('device_name')} ({b.get('execution_space')}, concurrency "
+                     f"{b.get('concurrency')}, threads {b.get('threads')}), {b.get('kernel_compiler')}, "
+                     f"Parity {b.get('parity', {}).get('commit', '?')}")
+    return "\n".join(lines) or "- (no backend ran)"

@@ -1,0 +1,204 @@
+"""Morozov & Mathur (2012), Tables 1 and 2 and Figures 1 and 2, with `dual-control` (the optimal
+policy by `--algorithm paper`: plain value iteration, as the paper's Table 2 times)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import common
+
+PAPER = "dual-control"
+GRIDS = (8, 16, 32, 64, 128, 256)
+QUICK_GRIDS = (8,)
+POLICIES = ("inert", "myopic", "optimal")
+PRECISIONS = ("float", "double")
+# One core's seconds per grid point for a whole solve in double (the development host and the
+# H200 host's serial runs: inert 64^3 6.5 s, myopic 32^3 6.8 s, optimal paper 8^3 2.1 s); float
+# takes up to 1.5x the sweeps.
+POINT_S = {"inert": 2.5e-5, "myopic": 2.1e-4, "optimal": 4.0e-3}
+FLOAT_FACTOR = 1.5
+DEVICE_FACTOR = 300.0
+BASIS = "one core's seconds per grid point, divided by the threads; the device at 1/300 of one core"
+
+
+def case_name(policy: str, n: int, precision: str) -> str:
+    return f"{policy}-{n}-{precision}"
+
+
+def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
+    """Two suites: cases every backend runs within a minute get 3 repetitions after a warm-up (the
+    paper averaged four runs), the longer ones run once."""
+    short, long = [], []
+    for n in (QUICK_GRIDS if quick else GRIDS):
+        for policy in POLICIES:
+            for precision in PRECISIONS:
+                args = ["--policy", policy] + (["--algorithm", "paper"] if policy == "optimal" else [])
+                args += ["--grid", f"{n},{n},{n}", "--precision", precision]
+                one_core = n ** 3 * POINT_S[policy] * (FLOAT_FACTOR if precision == "float" else 1.0)
+                estimates = common.host_estimates(backends, one_core, DEVICE_FACTOR)
+                skip = {} if quick else common.skip_reasons(estimates, budget)
+                case = {"name": case_name(policy, n, precision), "args": args, "size": n ** 3, "skip": skip}
+                longest = max((s for b, s in estimates.items() if b not in skip), default=0.0)
+                (long if longest > 60 and not quick else short).append(case)
+    suites = [{"name": "dual-control-paper", "model": "dual-control", "repetitions": 1 if quick else 3,
+               "warmup": 0 if quick else 1, "compare": ["iterations"], "cases": short}]
+    if long:
+        suites.append({"name": "dual-control-paper-long", "model": "dual-control", "repetitions": 1, "warmup": 0,
+                       "compare": ["iterations"], "cases": long})
+    return suites
+
+
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float) -> dict:
+    return {"accelerator": common.accelerator([e["name"] for e in exes])}
+
+
+def _time(doc, policy, n, precision, backend):
+    s, why = common.measured(doc, case_name(policy, n, precision), backend)
+    if s is None:
+        return None, why
+    return s["median_s"], None
+
+
+def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
+    n, policy, precision = cell["grid"], cell["policy"], cell["precision"]
+    if quick and n not in QUICK_GRIDS:
+        return [("all", None, "not run with --quick")]
+    backends = doc.get("backends", {})
+    q = cell["quantity"]
+    if cell["table"] == "1":
+        who = (["serial", "openmp-1"] if cell["threads"] == 1 else [f"openmp-{cell['threads']}"])
+        who += all_cores if cell["threads"] == 4 else []
+        out = []
+        for b in who:
+            label = f"{b} (all cores)" if b in all_cores else b
+            if b not in backends:
+                dropped = extras.get("dropped", {}).get(b)
+                out.append((label, None, f"no {b} in this run" + (f" ({dropped})" if dropped else "")))
+                continue
+            if q == "time":
+                v, why = _time(doc, policy, n, precision, b)
+                out.append((label, v, why))
+            else:
+                s, why = common.measured(doc, case_name(policy, n, precision), b)
+                m = (s or {}).get("memory") or {}
+                if s is not None and m.get("host_peak_resident_bytes") is None:
+                    why = "the report has no memory record"
+                out.append((label, m["host_peak_resident_bytes"] / 2**20 if m.get("host_peak_resident_bytes") else None,
+                            why))
+        return out
+    if q in ("cpu1_time", "cpu4_time", "gpu_time"):
+        who = {"cpu1_time": [b for b in ("serial", "openmp-1") if b in backends] or ["serial"],
+               "cpu4_time": ["openmp-4"] + all_cores, "gpu_time": [acc] if acc else []}[q]
+        out = []
+        for b in who:
+            if b not in backends:
+                dropped = extras.get("dropped", {}).get(b)
+                out.append((b, None, f"no {b} in this run" + (f" ({dropped})" if dropped else "")))
+                continue
+            v, why = _time(doc, policy, n, precision, b)
+            out.append((f"{b} (all cores)" if b in all_cores else b, v, why))
+        return out or [("—", None, "no accelerator in this run")]
+    num = cpu if q == "cpu1_over_gpu" else "openmp-4"
+    if num is None or num not in backends:
+        return [(f"{num or 'serial'}/{acc}", None, f"no {num or 'one-core backend'} in this run")]
+    if acc is None:
+        return [("ratio", None, "no accelerator in this run")]
+    c, why_c = _time(doc, policy, n, precision, num)
+    g, why_g = _time(doc, policy, n, precision, acc)
+    if c is None or g is None:
+        return [(f"{num}/{acc}", None, why_c or why_g)]
+    return [(f"{num}/{acc}", c / g, None)]
+
+
+def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
+    backends = list(doc.get("backends", {}))
+    cpu = common.cpu_reference(backends)
+    acc = extras.get("accelerator") or common.accelerator(backends)
+    all_cores = [b for b in backends if b.startswith("openmp-") and common.threads_of(b) not in (1, 2, 4)]
+    lines = [f"# Reproducing {paper['paper']}", "",
+             f"Model `{paper['model']}`, defaults (32 Gauss-Hermite nodes, tolerances 1e-6 / 1e-4), the optimal "
+             f"policy with `--algorithm paper`. The paper's machine: {paper['hardware']}. This run's backends:",
+             common.backend_facts(doc), ""]
+    if quick:
+        lines += ["**--quick**: only the 8x8x8 grid, one repetition: a test of the machinery.", ""]
+    if acc and not common.is_device(acc):
+        lines += [f"No device backend in this run: {acc} stands in for the paper's GPU in Table 2.", ""]
+    lines += ["Deviations: times are the fenced solve phases (median over repetitions), not the process; "
+              "Parity's problem is its reading of the paper's (box, clustering and parameters in "
+              "docs/models/dual_control.md), its search over u adds kink candidates to Brent's method, and the "
+              "memory is the process's peak resident set (MiB) where the paper's 'M' is not defined. "
+              "Estimated times: " + BASIS + ". See docs/reproducing.md.", ""]
+    for table in ("1", "2"):
+        meta = paper["tables"][table]
+        lines += [f"## Table {table}: {meta['title']}", "", meta["note"], "", common.TABLE_HEAD]
+        for cell in (c for c in paper["cells"] if c["table"] == table):
+            unit = "MiB" if cell["quantity"] == "memory" else None
+            lines.append(common.cell_line({**cell, "unit": unit or cell["unit"]},
+                                          _parity_values(cell, doc, extras, quick, cpu, acc, all_cores),
+                                          paper_unit=cell["unit"]))
+        lines.append("")
+    lines += ["## Not reproduced", ""]
+    lines += [f"- Table {k}: {v}." for k, v in paper["not_reproduced"].items()]
+    lines += ["", "## Figures", ""]
+    lines += _figures(paper, doc, out, quick, cpu, acc, all_cores)
+    return "\n".join(lines) + "\n"
+
+
+def _figures(paper, doc, out, quick, cpu, acc, all_cores):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ["- Figures 1, 2: not drawn (matplotlib is missing)."]
+    grids = QUICK_GRIDS if quick else GRIDS
+    lines = []
+    who = [b for b in ("serial", "openmp-1", "openmp-2", "openmp-4", *all_cores, acc) if b and b in doc.get("backends", {})]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    drawn = 0
+    for ax, policy in zip(axes, POLICIES):
+        for b in dict.fromkeys(who):
+            pts = [(n ** 3, n ** 3 / t) for n in grids for t, _ in [_time(doc, policy, n, "double", b)] if t]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=b)
+                drawn += 1
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("grid points")
+        ax.set_ylabel("grid points / second")
+        ax.set_title(policy)
+        ax.grid(True, alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=8)
+    if drawn:
+        fig.savefig(out / f"{PAPER}-figure1.png", dpi=110, bbox_inches="tight")
+        lines.append(f"- Figure 1 ({paper['figures']['1']}): [{PAPER}-figure1.png]({PAPER}-figure1.png); speed = grid "
+                     "points / solve time (our reading of 'gridpoints per second').")
+    else:
+        lines.append("- Figure 1: not drawn: no double-precision time in this run.")
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    drawn = 0
+    for policy in POLICIES:
+        pts = []
+        for n in grids:
+            c, _ = _time(doc, policy, n, "double", cpu) if cpu else (None, None)
+            g, _ = _time(doc, policy, n, "double", acc) if acc else (None, None)
+            if c and g:
+                pts.append((n ** 3, c / g))
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=policy)
+            drawn += 1
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("grid points")
+    ax.set_ylabel(f"T({cpu}) / T({acc})")
+    ax.grid(True, alpha=0.3)
+    if drawn:
+        ax.legend()
+        fig.savefig(out / f"{PAPER}-figure2.png", dpi=110, bbox_inches="tight")
+        lines.append(f"- Figure 2 ({paper['figures']['2']}): [{PAPER}-figure2.png]({PAPER}-figure2.png), {cpu} against {acc}.")
+    else:
+        lines.append(f"- Figure 2: not drawn: no double-precision pair of {cpu} and {acc} times in this run.")
+    plt.close(fig)
+    lines.append(f"- Figures 3-6: {paper['figures']['3-6']}.")
+    lines.append("- The paper draws no policy or value function; `scripts/plot DIR` draws Parity's from `--output DIR`.")
+    return lines
