@@ -7,6 +7,7 @@
 // processes) factors with zero columns.
 #include <Kokkos_Core.hpp>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,8 @@ inline std::vector<double> cholesky_factor(std::vector<double> const& c, int n) 
 
 namespace detail {
 // System::noisy, where the system declares it (a mask of 32 bits does not fit every dim).
-template <class System, bool = requires { System::noisy; }>
-struct NoisyMask {};
+template <class System, bool = requires { System::noisy; }
+> struct NoisyMask {};
 template <class System>
 struct NoisyMask<System, true> {
   static constexpr unsigned noisy = System::noisy;
@@ -80,5 +81,20 @@ struct CorrelatedNoise : detail::NoisyMask<System> {
     system.noise(t, x, dw, out);
   }
 };
+
+// One step of scheme S with the Wiener processes correlated by `factor` (null: independent). One
+// process has nothing to correlate: no second code path in the kernel then.
+template <Stepper S, class System>
+KOKKOS_INLINE_FUNCTION void step_correlated(System const& s, typename System::real_type const* factor, Tick const& t,
+                                            typename System::real_type dt, State<System>& x, Noise<System> const& dW,
+                                            std::uint64_t area_signs) {
+  if constexpr (System::noise_dim > 1) {
+    if (factor) {
+      step_once<S>(CorrelatedNoise<System>(s, factor), t, dt, x, dW, area_signs);
+      return;
+    }
+  }
+  step_once<S>(s, t, dt, x, dW, area_signs);
+}
 
 }  // namespace parity::sde

@@ -284,7 +284,7 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   constexpr int steps_per_unit = per_unit % nd == 0 ? per_unit / nd : 0;
   int const local = int(wind.extent(0));
   Real const sqrt_dt = inc.scale;
-  Real const* const factor = inc.factor;
+  Real const* const correlation_factor = inc.factor;
   int const refinement = inc.refinement;
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
@@ -311,14 +311,11 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         int j = 0;
         auto one_step = [&](Noise<System> const& dW) {
           std::uint64_t area_signs = 0;
-          if constexpr (S == Stepper::weak2 && nd > 1) {
+          if (S == Stepper::weak2 && nd > 1) {
             auto const b = random::philox_block(seed, std::uint64_t(g) | area_stream_bit, std::uint64_t(t.step));
             area_signs = std::uint64_t(b.v[0]) | std::uint64_t(b.v[1]) << 32;
           }
-          if (factor)
-            step_once<S>(CorrelatedNoise<System>(s, factor), t, dt, st, dW, area_signs);
-          else
-            step_once<S>(s, t, dt, st, dW, area_signs);
+          step_correlated<S>(s, correlation_factor, t, dt, st, dW, area_signs);
           t = t.next();
           if constexpr (wrapped_of<System>() >= 0) {
             int const wc = wrapped_of<System>();  // a local: Kokkos::Array::operator[] takes a reference
@@ -337,23 +334,20 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
           }
           ++j;
         };
-        bool done = false;
-        if constexpr (steps_per_unit > 0) {  // else a unit does not hold whole steps
-          if (blocked) {
-            VariateUnits<Law, Real> units(seed, std::uint64_t(g), std::uint64_t(step0) * nd / per_unit, sqrt_dt);
-            for (int jb = 0; jb < nsteps; jb += steps_per_unit) {
-              Real z[per_unit];
-              units.next(z);
-              for (int u = 0; u < steps_per_unit; ++u) {
-                Noise<System> dW;
-                for (int q = 0; q < nd; ++q) dW[q] = z[u * nd + q];  // already times sqrt(dt)
-                one_step(dW);
-              }
+        if (blocked) {
+          VariateUnits<Law, Real> units(seed, std::uint64_t(g), std::uint64_t(step0) * nd / per_unit, sqrt_dt);
+          for (int jb = 0; jb < nsteps; jb += steps_per_unit) {
+            Real z[per_unit];
+            units.next(z);
+            for (int u = 0; u < (steps_per_unit > 0 ? steps_per_unit : 1); ++u) {
+              Noise<System> dW;
+              // already times sqrt(dt); "% per_unit" keeps the never-taken case of a unit shorter than
+              // a step (steps_per_unit = 0) inside z
+              for (int q = 0; q < nd; ++q) dW[q] = z[(u * nd + q) % per_unit];
+              one_step(dW);
             }
-            done = true;
           }
-        }
-        if (!done) {
+        } else {
           VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * refinement * nd, sqrt_dt);
           for (int jj = 0; jj < nsteps; ++jj) {
             Noise<System> dW;

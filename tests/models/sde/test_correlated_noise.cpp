@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <utility>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "models/sde/correlated_noise.hpp"

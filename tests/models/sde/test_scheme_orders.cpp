@@ -64,7 +64,7 @@ template <sde::Stepper S, bool Strat>
 Measured measure(int paths) {
   using System = Gbm<Strat>;
   System const sys;
-  Kokkos::View<double* [2 * levels + 2], MemSpace> out("parity::test::gbm_errors", paths);
+  Kokkos::View<double * [2 * levels + 2], MemSpace> out("parity::test::gbm_errors", paths);
   Kokkos::parallel_for(
       "parity::test::gbm_orders", Kokkos::RangePolicy<ExecSpace>(0, paths), KOKKOS_LAMBDA(int i) {
         double const hf = horizon / fine;
@@ -105,8 +105,8 @@ template <sde::Stepper S, bool Strat>
 void check(char const* name, double strong, double weak) {
   int const paths = 1 << 16;
   auto const m = measure<S, Strat>(paths);
-  std::printf("  %-28s strong order %.3f (errors %.2e .. %.2e), weak order %.3f (E[X^2] errors %.2e .. %.2e)\n",
-              name, m.strong_order, m.strong.front(), m.strong.back(), m.weak_order, m.weak.front(), m.weak.back());
+  std::printf("  %-28s strong order %.3f (errors %.2e .. %.2e), weak order %.3f (E[X^2] errors %.2e .. %.2e)\n", name,
+              m.strong_order, m.strong.front(), m.strong.back(), m.weak_order, m.weak.front(), m.weak.back());
   EXPECT_NEAR(m.strong_order, strong, 0.2) << name;
   EXPECT_NEAR(m.weak_order, weak, 0.2) << name;
   // The exact solutions' moments against the closed forms (five standard errors; lognormal
@@ -125,8 +125,6 @@ TEST(SdeSchemeOrders, MilsteinGbm) { check<sde::Stepper::milstein, false>("Milst
 TEST(SdeSchemeOrders, Weak2Gbm) { check<sde::Stepper::weak2, false>("weak2 (Ito)", 1, 2); }
 // Stratonovich: Heun's scheme and Milstein's Stratonovich form.
 TEST(SdeSchemeOrders, HeunStratonovichGbm) { check<sde::Stepper::srk2, true>("SRK2 = Heun (Stratonovich)", 1, 1); }
-TEST(SdeSchemeOrders, MilsteinStratonovichGbm) {
-  check<sde::Stepper::milstein, true>("Milstein (Stratonovich)", 1, 1);
-}
+TEST(SdeSchemeOrders, MilsteinStratonovichGbm) { check<sde::Stepper::milstein, true>("Milstein (Stratonovich)", 1, 1); }
 
 }  // namespace parity_test_sde_scheme_orders
