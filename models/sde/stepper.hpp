@@ -27,7 +27,7 @@
 //   milstein         1 with commutative noise, else    1                   2 noise_dim (3
 //                    1/2                                                   Stratonovich)
 //   weak2            1 with commutative noise, else    2                   3 noise_dim
-//                    1/2                                                   (+ 2 noise_dim (noise_dim - 1))
+//                    1/2                                                   (5 noise_dim if noise_dim > 1)
 // A Stratonovich system is integrated by srk2 (then Heun's scheme, which averages g dW at both
 // ends of the step) or milstein (the Stratonovich form of the correction, dW^2 / 2 instead of
 // (dW^2 - dt) / 2); the integrators refuse the two Ito-only schemes for it.
@@ -220,8 +220,9 @@ KOKKOS_INLINE_FUNCTION void milstein_step(System const& s, Tick const& step, typ
 // time derivative), U+-_r = x +- g_r sqrt(dt), and V_rj = -V_jr = +-dt with equal probability for
 // r < j (`area_signs` bit p of the pair's number p, see area_pair): the weak stand-in for the Levy
 // areas. Weak order 2 for multiplicative, non-commutative noise; with commutative noise the V terms
-// of a pair cancel and Milstein's term remains, hence strong order 1 there. Weighted sums through noise() (it is linear
-// in its weights) cost 3 noise_dim evaluations of g plus 2 noise_dim (noise_dim - 1) for the U points.
+// of a pair cancel and Milstein's term remains, hence strong order 1 there. Weighted sums through
+// noise() (it is linear in its weights) cost 3 noise_dim evaluations of g plus 2 noise_dim for the U
+// points (noise_dim > 1).
 template <class System>
 KOKKOS_INLINE_FUNCTION void weak2_step(System const& s, Tick const& step, typename System::real_type dt,
                                        State<System>& x, Noise<System> const& dW, std::uint64_t area_signs = 0) {
