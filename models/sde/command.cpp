@@ -124,8 +124,10 @@ class JosephsonCommand final : public cli::Command {
         ->transform(cli::count<int>(1, 100000))
         ->capture_default_str();
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
-    sub.add_option("--stepper", p_.stepper, "srk2 (2nd-order stochastic Runge-Kutta) or euler (Euler-Maruyama)")
-        ->check(CLI::IsMember({"srk2", "euler"}))
+    sub.add_option("--stepper", p_.stepper,
+                   "srk2 (2nd-order stochastic Runge-Kutta), euler (Euler-Maruyama), milstein (strong order 1) or "
+                   "weak2 (Platen's weak order 2)")
+        ->check(CLI::IsMember({"srk2", "euler", "milstein", "weak2"}))
         ->capture_default_str();
     noise_law_ = sub.add_option("--noise-law", p_.noise_law, noise_law_help)
                      ->check(CLI::IsMember({"gaussian", "five-point"}))

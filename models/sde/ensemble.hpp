@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "models/sde/detail/sample_statistics.hpp"
+#include "models/sde/correlated_noise.hpp"
 #include "models/sde/ensemble_layout.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/observables.hpp"
@@ -122,6 +123,13 @@ struct EnsembleConfig {
   // trajectories paths at every sample.
   bool covariance = true;
   int terminal_states = 0, trajectories = 0;
+  // Correlation of the Wiener processes, noise_dim x noise_dim row-major (correlated_noise.hpp);
+  // empty: independent.
+  std::vector<double> correlation;
+  // Each step's increment is the sum of this many increments of a grid that many times finer (fine
+  // step k reads variates k * noise_dim + q), so runs at dt with refinement r and at dt / r with 1
+  // see the same Brownian paths: strong convergence studies compare them path by path.
+  int noise_refinement = 1;
   run::Communicator ranks;  // one rank unless set (uses all_gather and sum)
 };
 
@@ -148,6 +156,15 @@ struct Kokkos::reduction_identity<parity::sde::detail::Sums<K>> {
 };
 
 namespace parity::sde::detail {
+
+// How a launch turns variates into increments: `refinement` variates of variance `scale`^2 summed per
+// Wiener process and step, then correlated by the factor L (null: independent).
+template <class Real>
+struct Increments {
+  int refinement = 1;
+  Real scale = 1;  // sqrt(dt / refinement)
+  Real const* factor = nullptr;
+};
 
 template <class Real, class Mem>
 using States = Kokkos::View<Real**, Mem>;  // (global path, component)
@@ -269,10 +286,14 @@ void initialize_states(ExecSpace const& space, System const& base, Sweep const& 
 // multiple of the variates per unit, nsteps a multiple of the steps per unit), each unit is read
 // once and consumed by an unrolled run of steps (no dynamically indexed buffer); otherwise a
 // VariateCursor. Both give variate number step * noise_dim + q of stream g for component q.
-// This rank's paths are first_path, first_path + 1, ... (l = g - first_path in x, wind, acc).
+// With a refinement r > 1, step s reads the variates of fine steps s r .. s r + r - 1 (a cursor).
+// weak2 with several Wiener processes takes its pair signs from Philox block `step` of stream
+// g | area_stream_bit (noise.hpp). This rank's paths are first_path, first_path + 1, ... (l = g -
+// first_path in x, wind, acc).
 template <Stepper S, NoiseLaw Law, class ExecSpace, class System>
 void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int paths, std::uint64_t seed,
-             int first_path, typename System::real_type dt, long step0, int nsteps, long average_from,
+             int first_path, typename System::real_type dt, Increments<typename System::real_type> const& inc,
+             long step0, int nsteps, long average_from,
              States<typename System::real_type, typename ExecSpace::memory_space> const& x,
              Kokkos::View<int*, typename ExecSpace::memory_space> const& wind,
              Kokkos::View<double**, typename ExecSpace::memory_space> const& acc) {
@@ -281,11 +302,13 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
   constexpr int per_unit = variates_per_unit<Law, Real>;
   constexpr int steps_per_unit = per_unit % nd == 0 ? per_unit / nd : 0;
   int const local = int(wind.extent(0));
-  Real const sqrt_dt = Kokkos::sqrt(dt);
+  Real const sqrt_dt = inc.scale;
+  Real const* const correlation_factor = inc.factor;
+  int const refinement = inc.refinement;
   // Steps j >= first_avg of this launch (step0 + j + 1 > average_from) enter the time averages.
   int const first_avg = int(std::clamp<long>(average_from - step0, 0, nsteps));
-  bool const blocked =
-      steps_per_unit > 0 && (std::uint64_t(step0) * nd) % per_unit == 0 && nsteps % steps_per_unit == 0;
+  bool const blocked = refinement == 1 && steps_per_unit > 0 && (std::uint64_t(step0) * nd) % per_unit == 0 &&
+                       nsteps % steps_per_unit == 0;
   // Occupancy: a system may ask for launch bounds (System::advance_min_blocks blocks of 256 threads
   // per multiprocessor; GPU backends only, ignored elsewhere).
   using Bounds = Kokkos::LaunchBounds<(advance_min_blocks<System>() > 0 ? 256 : 0), advance_min_blocks<System>()>;
@@ -306,7 +329,12 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
         long wsum = 0;  // sum of (w - w0) over the averaged steps
         int j = 0;
         auto one_step = [&](Noise<System> const& dW) {
-          step_once<S>(s, t, dt, st, dW);
+          std::uint64_t area_signs = 0;
+          if (S == Stepper::weak2 && nd > 1) {
+            auto const b = random::philox_block(seed, std::uint64_t(g) | area_stream_bit, std::uint64_t(t.step));
+            area_signs = std::uint64_t(b.v[0]) | std::uint64_t(b.v[1]) << 32;
+          }
+          step_correlated<S>(s, correlation_factor, t, dt, st, dW, area_signs);
           t = t.next();
           if constexpr (wrapped_of<System>() >= 0) {
             int const wc = wrapped_of<System>();  // a local: Kokkos::Array::operator[] takes a reference
@@ -332,15 +360,19 @@ void advance(ExecSpace const& space, System const& base, Sweep const& sweep, int
             units.next(z);
             for (int u = 0; u < (steps_per_unit > 0 ? steps_per_unit : 1); ++u) {
               Noise<System> dW;
-              for (int q = 0; q < nd; ++q) dW[q] = z[u * nd + q];  // already times sqrt(dt)
+              // already times sqrt(dt); "% per_unit" keeps the never-taken case of a unit shorter than
+              // a step (steps_per_unit = 0) inside z
+              for (int q = 0; q < nd; ++q) dW[q] = z[(u * nd + q) % per_unit];
               one_step(dW);
             }
           }
         } else {
-          VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * nd, sqrt_dt);
+          VariateCursor<Law, Real> z(seed, std::uint64_t(g), std::uint64_t(step0) * refinement * nd, sqrt_dt);
           for (int jj = 0; jj < nsteps; ++jj) {
             Noise<System> dW;
             for (int q = 0; q < nd; ++q) dW[q] = z.next();
+            for (int i = 1; i < refinement; ++i)
+              for (int q = 0; q < nd; ++q) dW[q] += z.next();
             one_step(dW);
           }
         }
@@ -380,6 +412,21 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
   long const units = layout.units, u0 = layout.u0, u1 = layout.u1;
   int const g0 = int(layout.first_path), local = int(layout.local_paths);
   int const samples = int((cfg.steps + cfg.sample_every - 1) / cfg.sample_every);
+  require(scheme_applies<System>(cfg.stepper),
+          "sde::integrate: the system is a Stratonovich one; Euler-Maruyama and weak2 are Ito schemes (use srk2 "
+          "or milstein)");
+  require(cfg.noise_refinement >= 1, "sde::integrate: noise_refinement must be >= 1");
+  // Correlated noise: the Cholesky factor, once, in device memory (empty: independent).
+  Kokkos::View<Real*, Mem> factor(Kokkos::view_alloc(space, "parity::sde::noise_factor"),
+                                  cfg.correlation.empty() ? 0 : System::noise_dim * System::noise_dim);
+  if (!cfg.correlation.empty()) {
+    auto const l = cholesky_factor(cfg.correlation, System::noise_dim);
+    auto fh = Kokkos::create_mirror_view(factor);
+    for (std::size_t i = 0; i < l.size(); ++i) fh(i) = Real(l[i]);
+    Kokkos::deep_copy(space, factor, fh);
+  }
+  detail::Increments<Real> const inc{cfg.noise_refinement, Real(std::sqrt(double(Real(cfg.dt / cfg.noise_refinement)))),
+                                     cfg.correlation.empty() ? nullptr : factor.data()};
 
   EnsembleResult r;
   r.params = P;
@@ -437,7 +484,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       // One instantiation per stepper and noise law, chosen here from the run-time settings.
       auto launch = [&](auto stepper, auto law) {
         detail::advance<decltype(stepper)::value, decltype(law)::value>(
-            space, system, sweep, paths, cfg.seed, g0, Real(cfg.dt), step, n, cfg.average_from, x, wind, acc);
+            space, system, sweep, paths, cfg.seed, g0, Real(cfg.dt), inc, step, n, cfg.average_from, x, wind, acc);
       };
       auto with_law = [&](auto stepper) {
         if (cfg.noise == NoiseLaw::five_point)
@@ -445,10 +492,22 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
         else
           launch(stepper, std::integral_constant<NoiseLaw, NoiseLaw::gaussian>{});
       };
-      if (cfg.stepper == Stepper::euler_maruyama)
-        with_law(std::integral_constant<Stepper, Stepper::euler_maruyama>{});
-      else
-        with_law(std::integral_constant<Stepper, Stepper::srk2>{});
+      // A Stratonovich system instantiates only the schemes that apply to it (checked above).
+      if constexpr (is_stratonovich<System>()) {
+        if (cfg.stepper == Stepper::milstein)
+          with_law(std::integral_constant<Stepper, Stepper::milstein>{});
+        else
+          with_law(std::integral_constant<Stepper, Stepper::srk2>{});
+      } else {
+        if (cfg.stepper == Stepper::euler_maruyama)
+          with_law(std::integral_constant<Stepper, Stepper::euler_maruyama>{});
+        else if (cfg.stepper == Stepper::milstein)
+          with_law(std::integral_constant<Stepper, Stepper::milstein>{});
+        else if (cfg.stepper == Stepper::weak2)
+          with_law(std::integral_constant<Stepper, Stepper::weak2>{});
+        else
+          with_law(std::integral_constant<Stepper, Stepper::srk2>{});
+      }
       step += n;
       r.sample_steps.push_back(step);
       sums(value, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));

@@ -58,6 +58,7 @@
 #include "models/sde/stepper.hpp"
 #include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -69,6 +70,8 @@ KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& 
                                   run::PhaseTimes& times,
                                   Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat = {}) {
   using Mem = typename ExecSpace::memory_space;
+  require(c.stepper == Stepper::srk2 || c.stepper == Stepper::euler_maruyama,
+          "sde::integrate_kuramoto: the stepper must be srk2 or euler_maruyama");
   int const n = c.n, samples = int((c.steps + c.sample_every - 1) / c.sample_every);
   int const nranks = c.ranks.size > 1 ? c.ranks.size : 1, rank = nranks > 1 ? c.ranks.rank : 0;
   bool const mean_field = c.coupling == Coupling::mean_field;

@@ -37,6 +37,7 @@
 #include "models/sde/noise.hpp"
 #include "models/sde/stepper.hpp"
 #include "parity/run/communicator.hpp"
+#include "parity/run/errors.hpp"
 
 namespace parity::sde {
 
@@ -321,6 +322,8 @@ template <class ExecSpace, class Real>
 NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, NetworkKuramotoConfig const& c,
                                                     Network const& coupling, run::Progress& progress,
                                                     run::PhaseTimes& times) {
+  require(c.stepper == Stepper::srk2 || c.stepper == Stepper::euler_maruyama,
+          "sde::integrate_network_kuramoto: the stepper must be srk2 or euler_maruyama");
   using Mem = typename ExecSpace::memory_space;
   using BlockT = detail::Block<ExecSpace, Real>;
   int const n = coupling.n, nr = c.replicas, samples = int((c.steps + c.sample_every - 1) / c.sample_every);

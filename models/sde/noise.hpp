@@ -223,7 +223,9 @@ class VariateCursor {
 template <class Real>
 using NormalCursor = VariateCursor<NoiseLaw::gaussian, Real>;
 
-// Streams: path g of a sweep uses stream g for its noise and stream g | 2^63 for its initial state.
+// Streams: path g of a sweep uses stream g for its noise, stream g | 2^63 for its initial state and
+// (weak2 with several Wiener processes) stream g | 2^62 for the signs of its Levy-area stand-ins.
 inline constexpr std::uint64_t initial_state_stream_bit = std::uint64_t(1) << 63;
+inline constexpr std::uint64_t area_stream_bit = std::uint64_t(1) << 62;
 
 }  // namespace parity::sde

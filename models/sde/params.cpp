@@ -26,7 +26,8 @@ void validate(JosephsonParams const& p, ParameterName const& name) {
   require(p.bins >= 1 && p.bins <= 100000, n("bins") + " must be in [1, 100000]");
   require(p.terminal_states >= 0 && p.terminal_states <= p.paths,
           n("terminal_states") + " must be in [0, " + n("paths") + "]");
-  require(p.stepper == "srk2" || p.stepper == "euler", n("stepper") + " must be srk2 or euler");
+  require(p.stepper == "srk2" || p.stepper == "euler" || p.stepper == "milstein" || p.stepper == "weak2",
+          n("stepper") + " must be srk2, euler, milstein or weak2");
   require(p.noise_law == "gaussian" || p.noise_law == "five-point", n("noise_law") + " must be gaussian or five-point");
   require(p.sweeps.size() <= 2, "at most two parameters may be swept (a 2-D sweep), got " +
                                     std::to_string(p.sweeps.size()) + " in " + n("sweeps"));

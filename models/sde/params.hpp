@@ -22,7 +22,7 @@ struct JosephsonParams {
   int sample_every = 100;  // steps between ensemble samples
   int bins = 64;  // histogram of x mod 1 at the end
   std::uint64_t seed = 1;
-  std::string stepper = "srk2";  // srk2 | euler
+  std::string stepper = "srk2";  // srk2 | euler | milstein | weak2 (stepper.hpp)
   std::string noise_law = "gaussian";  // gaussian | five-point (weak noise: ensemble statistics only)
   std::vector<SweepSpec> sweeps;  // at most two of a, f, D, gamma
   bool covariance = true;  // covariance of x and v and standard errors at each sample

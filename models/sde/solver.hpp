@@ -25,10 +25,22 @@ namespace parity::sde {
 // Josephson step: one normal (half a Box-Muller pair, 3.5; a five-point variate is selected, 0)
 // and dW = sqrt(dt) z (1); each drift evaluation 7 (cos 2 pi x, gamma v, 2 pi cos, a drive(phase)
 // from the table, three adds); g dW 1; predictor 3 per component; corrector 4 per component; the
-// time sum of v 1 (x is not averaged).
-inline double josephson_flops_per_step(bool srk2, bool gaussian = true) {
+// time sum of v 1 (x is not averaged). Milstein: the column 1, its weight 3, the supporting value
+// 4 per component, g there 1, the difference 2, the update 2 (x) and 6 (v). weak2: column and g dW
+// 2, x + f dt 4, Yb 2, the weights 3 + 4, the supporting values R+- 8, g there 2, the noise sum 8,
+// the update 9.
+inline double josephson_flops_per_step(Stepper s, bool gaussian = true) {
   double const noise = (gaussian ? 3.5 : 0.0) + 1;
-  return srk2 ? noise + 2 * 7 + 1 + 6 + 8 + 1 : noise + 7 + 1 + 6 + 1;
+  switch (s) {
+    case Stepper::srk2:
+      return noise + 2 * 7 + 1 + 6 + 8 + 1;
+    case Stepper::milstein:
+      return noise + 7 + 1 + 3 + 8 + 1 + 2 + 2 + 6 + 1;
+    case Stepper::weak2:
+      return noise + 2 * 7 + 2 + 4 + 2 + 7 + 8 + 2 + 8 + 9 + 1;
+    default:
+      return noise + 7 + 1 + 6 + 1;
+  }
 }
 // Kuramoto mean field, per oscillator step. Euler, one pass: a normal 3.5 (half a Box-Muller pair: the
 // oscillators of one Philox block share it, kuramoto.hpp) and g dW 1; drift 9 (x / 2 pi, sincos 2,
@@ -105,7 +117,10 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.average_from = p.transient_periods * p.steps_per_period;
   cfg.bins = p.bins;
   cfg.seed = p.seed;
-  cfg.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
+  cfg.stepper = p.stepper == "euler"      ? Stepper::euler_maruyama
+                : p.stepper == "milstein" ? Stepper::milstein
+                : p.stepper == "weak2"    ? Stepper::weak2
+                                          : Stepper::srk2;
   cfg.noise = noise_law(p.noise_law);
   cfg.covariance = p.covariance;
   cfg.terminal_states = p.terminal_states;
@@ -114,7 +129,7 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   r.dt = cfg.dt;
   r.steps = cfg.steps;
   r.paths_total = long(p.paths) * sweep.size();
-  r.flops_per_step = josephson_flops_per_step(cfg.stepper == Stepper::srk2, cfg.noise == NoiseLaw::gaussian);
+  r.flops_per_step = josephson_flops_per_step(cfg.stepper, cfg.noise == NoiseLaw::gaussian);
   // Per launch each path reads and writes its state (2 Real), winding (int) and time sum of v
   // (double), and the sampling pass reads the state and winding once more (twice with the
   // covariance, a second reduction).

@@ -14,12 +14,13 @@
 //     KOKKOS_FUNCTION void initial(random::PhiloxStream<double>&, sde::State<Gbm>& x) const { x[0] = 1; }
 //   };
 //
-// Required: real_type (float or double), dim >= 1 and noise_dim >= 1, drift, noise (g(x, t) dW for
-// the increments dW, which the integrator draws with variance dt: the steppers are Ito schemes)
-// and initial. Optional: `static constexpr int wrapped` (a component kept modulo `period()`, which
-// is then required; default none), `void set(int field, double value)` (needed only to sweep a
-// parameter), `noisy`, `period_steps()` (stepper.hpp), `time_averaged` (default none),
-// `advance_min_blocks`, and an observable: `observed` with `observe()` (observables.hpp).
+// Required: real_type (float or double), dim >= 1 and noise_dim >= 1, drift, noise (g(x, t) dW,
+// linear in the increments dW, which the integrator draws with variance dt) and initial. Optional:
+// `static constexpr int wrapped` (a component kept modulo `period()`, which is then required;
+// default none), `void set(int field, double value)` (needed only to sweep a parameter), `noisy`,
+// `stratonovich` (default Ito), `period_steps()` (stepper.hpp), `time_averaged`
+// (default none), `advance_min_blocks`, and an observable: `observed` with `observe()`
+// (observables.hpp).
 #include <Kokkos_Core.hpp>
 #include <concepts>
 #include <type_traits>

@@ -251,6 +251,27 @@ class SdeCli(CliTestCase):
         self.assertEqual(res["gaussian"]["flops_per_step"] - res["five-point"]["flops_per_step"], 3.5)
         self.assertNotEqual(res["gaussian"]["mean_velocity"], res["five-point"]["mean_velocity"])
 
+    def test_steppers_by_name(self):
+        # The Josephson noise is additive: Milstein's correction vanishes (Euler-Maruyama's numbers),
+        # weak2 is a different order-2 scheme whose <<v>> agrees with SRK2's within the error bars.
+        res = {}
+        for stepper in ("srk2", "euler", "milstein", "weak2"):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("josephson", "--paths", "512", "--periods", "20", "--transient", "5", "--stepper", stepper,
+                           "--json", path, "-q")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    doc = json.load(f)
+            self.assertEqual(doc["parameters"]["stepper"], stepper)
+            res[stepper] = doc["results"]
+        self.assertEqual(res["milstein"]["mean_velocity"], res["euler"]["mean_velocity"])
+        v2, e2 = res["weak2"]["mean_velocity"][0], res["weak2"]["mean_velocity_error"][0]
+        v1, e1 = res["srk2"]["mean_velocity"][0], res["srk2"]["mean_velocity_error"][0]
+        self.assertLess(abs(v2 - v1), 5 * (e1 * e1 + e2 * e2) ** 0.5)
+        self.assertEqual(len({res[s]["flops_per_step"] for s in res}), 4)
+        self.assert_bad_input(parity("kuramoto", "--stepper", "weak2"), "--stepper")
+
     def test_kuramoto_all_pairs_column_splits(self):
         # Two column shares per row tile against one: the same trajectories up to the order of the
         # additions (double), and the report says how many shares ran.

@@ -1,6 +1,6 @@
 // The general SDE-ensemble module: a user-written system (Ornstein-Uhlenbeck) through the
 // ensemble integrator against closed forms (OU mean and variance, free diffusion <x^2> = 2 D t)
-// over a 2-D sweep, measured strong and weak orders of both steppers against the exact OU
+// over a 2-D sweep, measured strong and weak orders of every stepper against the exact OU
 // solution driven by the same Brownian path, and determinism.
 #include <gtest/gtest.h>
 
@@ -73,7 +73,9 @@ void check_ou_moments(sde::Stepper stepper, sde::NoiseLaw law = sde::NoiseLaw::g
       double const sigma = p / 3 == 0 ? 0.5 : 1.0, theta = (p % 3) * 1.0;
       double const m = std::exp(-theta * t);
       double const v = theta == 0 ? sigma * sigma * t : sigma * sigma / (2 * theta) * (1 - std::exp(-2 * theta * t));
-      double const bias = stepper == sde::Stepper::euler_maruyama ? 0.01 * t * theta * theta : 1e-4;
+      // Euler-Maruyama and Milstein (the same scheme for additive noise) are weak order 1.
+      bool const first_order = stepper == sde::Stepper::euler_maruyama || stepper == sde::Stepper::milstein;
+      double const bias = first_order ? 0.01 * t * theta * theta : 1e-4;
       double const mean = r.mean[s * 6 + p], var = r.variance[s * 6 + p];
       EXPECT_NEAR(mean, m, 5 * std::sqrt(v / paths) + bias) << "sample " << s << " point " << p;
       EXPECT_NEAR(var, v, 5 * v * std::sqrt(2.0 / paths) + bias * v) << "sample " << s << " point " << p;
@@ -86,6 +88,8 @@ void check_ou_moments(sde::Stepper stepper, sde::NoiseLaw law = sde::NoiseLaw::g
 
 TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionEuler) { check_ou_moments(sde::Stepper::euler_maruyama); }
 TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionSrk2) { check_ou_moments(sde::Stepper::srk2); }
+TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionMilstein) { check_ou_moments(sde::Stepper::milstein); }
+TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionWeak2) { check_ou_moments(sde::Stepper::weak2); }
 // Five-point noise (noise.hpp): the same closed forms. Launches of 25 steps read whole units of
 // variates; of 7, the cursor.
 TEST(SdeEnsemble, OrnsteinUhlenbeckAndFreeDiffusionFivePoint) {
@@ -167,14 +171,20 @@ void measure_orders(double& strong, double& weak, std::vector<double>& weak_err)
 }
 
 TEST(SdeEnsemble, MeasuredOrders) {
-  double s_em, w_em, s_rk, w_rk;
-  std::vector<double> e_em, e_rk;
+  double s_em, w_em, s_rk, w_rk, s_mi, w_mi, s_w2, w_w2;
+  std::vector<double> e_em, e_rk, e_mi, e_w2;
   measure_orders<sde::Stepper::euler_maruyama>(s_em, w_em, e_em);
   measure_orders<sde::Stepper::srk2>(s_rk, w_rk, e_rk);
+  measure_orders<sde::Stepper::milstein>(s_mi, w_mi, e_mi);
+  measure_orders<sde::Stepper::weak2>(s_w2, w_w2, e_w2);
   std::printf("  Euler-Maruyama: strong order %.3f, weak order %.3f (E[x^2] errors %.2e .. %.2e)\n", s_em, w_em,
               e_em.front(), e_em.back());
   std::printf("  SRK2:           strong order %.3f, weak order %.3f (E[x^2] errors %.2e .. %.2e)\n", s_rk, w_rk,
               e_rk.front(), e_rk.back());
+  std::printf("  Milstein:       strong order %.3f, weak order %.3f (E[x^2] errors %.2e .. %.2e)\n", s_mi, w_mi,
+              e_mi.front(), e_mi.back());
+  std::printf("  weak2:          strong order %.3f, weak order %.3f (E[x^2] errors %.2e .. %.2e)\n", s_w2, w_w2,
+              e_w2.front(), e_w2.back());
   // Additive noise: both are strong order 1; weak order 1 (Euler) and 2 (SRK2).
   EXPECT_GT(s_em, 0.85);
   EXPECT_LT(s_em, 1.15);
@@ -185,6 +195,12 @@ TEST(SdeEnsemble, MeasuredOrders) {
   EXPECT_GT(w_rk, 1.7);
   EXPECT_LT(w_rk, 2.4);
   EXPECT_LT(std::abs(e_rk.back()), 0.2 * std::abs(e_em.back()));
+  // Milstein's correction vanishes for additive noise: Euler-Maruyama's orders. weak2: strong 1,
+  // weak 2.
+  EXPECT_NEAR(s_mi, 1, 0.15);
+  EXPECT_NEAR(w_mi, w_em, 1e-9);
+  EXPECT_NEAR(s_w2, 1, 0.15);
+  EXPECT_NEAR(w_w2, 2, 0.2);
 }
 
 }  // namespace parity_test_sde
