@@ -252,7 +252,7 @@ class SdeCli(CliTestCase):
         self.assertNotEqual(res["gaussian"]["mean_velocity"], res["five-point"]["mean_velocity"])
 
     def test_steppers_by_name(self):
-        # The Josephson noise is additive: Milstein's correction vanishes (Euler-Maruyama's numbers),
+        # The Josephson noise is additive: Milstein's correction vanishes (Euler-Maruyama's steps),
         # weak2 is a different order-2 scheme whose <<v>> agrees with SRK2's within the error bars.
         res = {}
         for stepper in ("srk2", "euler", "milstein", "weak2"):
@@ -265,7 +265,10 @@ class SdeCli(CliTestCase):
                     doc = json.load(f)
             self.assertEqual(doc["parameters"]["stepper"], stepper)
             res[stepper] = doc["results"]
-        self.assertEqual(res["milstein"]["mean_velocity"], res["euler"]["mean_velocity"])
+        # Same arithmetic up to the compiler's contractions (a GPU fuses multiply-adds differently
+        # in the two kernels): far inside the two schemes' statistical difference (~1e-3).
+        self.assertAlmostEqual(res["milstein"]["mean_velocity"][0], res["euler"]["mean_velocity"][0],
+                               delta=1e-7 * abs(res["euler"]["mean_velocity"][0]))
         v2, e2 = res["weak2"]["mean_velocity"][0], res["weak2"]["mean_velocity_error"][0]
         v1, e1 = res["srk2"]["mean_velocity"][0], res["srk2"]["mean_velocity_error"][0]
         self.assertLess(abs(v2 - v1), 5 * (e1 * e1 + e2 * e2) ** 0.5)
