@@ -129,8 +129,8 @@ TEST(CubaturePaperMode, RegionIsGoodWhenItsErrorIsBelowItsOwnTolerance) {
     }
     auto const res = cub::integrate<ExecSpace, double>(ExecSpace(), f, lo, hi, t, paper_options(lmax));
     ASSERT_TRUE(res.phase1_iterations > 1 || res.phase2_regions > 0);  // the first pass was classified
-    std::cout << "gaussian 3-D, tau_abs " << t.absolute << ", tau_rel " << t.relative << ": bad " << own
-              << " of " << e.estimate.size() << " (volume share: " << share << ")\n";
+    std::cout << "gaussian 3-D, tau_abs " << t.absolute << ", tau_rel " << t.relative << ": bad " << own << " of "
+              << e.estimate.size() << " (volume share: " << share << ")\n";
     EXPECT_EQ(res.history.front().bad, own);
     EXPECT_NE(own, share);  // the test tells the two rules apart
     // A positive integrand meets tau_rel |I| once every region meets tau_rel |I_j|; with tau_abs
@@ -234,8 +234,8 @@ TEST(CubaturePaperMode, PaperIntegrandsConvergeAgainstReferences) {
     auto const r = cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(c.f, zero, zero), zero,
                                                      one, t, paper_options(c.lmax));
     double const true_error = std::abs(r.integral - reference);
-    std::cout << cub::to_string(c.f) << " " << c.n << "-D rel " << c.rel << ", Lmax " << c.lmax << ": "
-              << r.evaluations << " evaluations (" << r.phase2_evaluations << " in phase 2, " << r.phase2_regions
+    std::cout << cub::to_string(c.f) << " " << c.n << "-D rel " << c.rel << ", Lmax " << c.lmax << ": " << r.evaluations
+              << " evaluations (" << r.phase2_evaluations << " in phase 2, " << r.phase2_regions
               << " regions), true rel error " << true_error / std::abs(reference) << ", estimate "
               << r.error / std::abs(reference) << ", " << cub::to_string(r.status) << "\n";
     EXPECT_EQ(r.status, cub::Status::converged) << cub::to_string(c.f);
