@@ -40,7 +40,6 @@ nlohmann::json parameters_json(Params const& p) {
           {"max_evals", o.max_evaluations},
           {"initial_regions", o.initial_regions},
           {"max_regions", o.max_regions},
-          {"phase2_regions", o.phase2_regions},
           {"max_split", o.max_split},
           {"max_phase1_iterations", o.max_phase1_iterations},
           {"heap_capacity", o.heap_capacity},
@@ -49,10 +48,13 @@ nlohmann::json parameters_json(Params const& p) {
           {"team_size", o.team_size},
           {"mode", to_string(o.mode)},
           {"error_estimate", to_string(o.error_estimate)},
-          {"rule", o.mode == Mode::paper || o.rule == Rule::degree7 || p.dim < 2
+          {"rule", !uses_degree9(o, p.dim)
                        ? "Genz-Malik degree 7 with embedded degree 5"
                        : "fully symmetric degree 9 (Genz & Malik) with null rules of degree 7, 5, 3, 1"},
-          {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published"
+          {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published: CUHRE's rule and "
+                                                "error estimate, INIT-PARTITION into l^n <= Lmax parts, regions "
+                                                "good when error < max(tau_abs, tau_rel |I_j|), phase 2 sequential "
+                                                "CUHRE on every region to (tau_rel, tau_abs)"
                                               : "two-phase (Arumugam et al. 2013): breadth-first phase 1 while the "
                                                 "list fits max_memory_mb, PAGANI-style filtering, null-rule error "
                                                 "estimate (Berntsen, Espelid & Genz 1991)"}};
@@ -102,6 +104,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
           {"stopped_by", to_string(x.status)},
           {"phase1_iterations", x.phase1_iterations},
           {"phase2_regions", x.phase2_regions},
+          {"phase2_evaluations", x.phase2_evaluations},
           {"phase2_budget_limited", x.phase2_budget_limited},
           {"phase2_storage_limited", x.phase2_storage_limited},
           {"phase2_batch", x.phase2_batch},
@@ -232,7 +235,7 @@ class Command final : public cli::Command {
         ->capture_default_str();
     sub.add_option("--integrand", params_.integrand,
                    "Genz family: oscillatory, product_peak, corner_peak, gaussian, c0, discontinuous; or the "
-                   "paper's f1..f5 (unit cube, no parameters)")
+                   "paper's f1..f5 (unit cube, no parameters; f1-pagani: f1 with the exponent -1, PAGANI's)")
         ->capture_default_str();
     sub.add_option("--dim", params_.dim, "Dimension n: 1 to 16 (--method vegas: 1 to 32)")
         ->transform(cli::count<int>(1, max_vegas_dim))
@@ -259,36 +262,37 @@ class Command final : public cli::Command {
         ->default_str("1e9");
     sub.add_option("--mode", mode_,
                    "improved (breadth-first phase 1 while the list fits --max-memory-mb, null-rule error estimates, "
-                   "filtering) or paper (Arumugam et al. 2013 as published: the degree-7 rule and |I7 - I5|)")
+                   "filtering) or paper (Arumugam et al. 2013 as published: CUHRE's degree-9 rule, INIT-PARTITION "
+                   "into l^n <= --max-regions parts, per-region classification, phase 2 sequential CUHRE on every "
+                   "region handed over)")
         ->check(CLI::IsMember({"improved", "paper"}))
         ->capture_default_str();
     sub.add_option("--error-estimate", error_estimate_,
-                   "automatic (improved mode: two_level with the degree-9 rule, null_rules with degree 7; paper "
-                   "mode: difference), difference (|I7 - I5|; degree-7 rule only), null_rules, or two_level "
+                   "automatic (two_level with the degree-9 rule, null_rules with degree 7 in improved mode, "
+                   "difference in paper mode's one dimension), difference (|I7 - I5|; degree-7 rule only), null_rules, "
+                   "or two_level "
                    "(null rules unfloored where asymptotic, checked at every split)")
         ->check(CLI::IsMember({"automatic", "difference", "null_rules", "two_level"}))
         ->capture_default_str();
-    rule_option_ = sub.add_option("--rule", rule_,
-                                  "Improved mode's cubature rule: degree9 (fully symmetric, 273-1105 points at n = "
-                                  "5-8, null-rule estimate; n >= 2, in one dimension degree7 stands in) or degree7 "
-                                  "(Genz-Malik, 93-401 points); the paper mode always uses degree7")
-                       ->check(CLI::IsMember({"degree7", "degree9"}))
-                       ->capture_default_str();
+    rule_option_ =
+        sub.add_option("--rule", rule_,
+                       "Improved mode's cubature rule: degree9 (fully symmetric, 273-1105 points at n = "
+                       "5-8, null-rule estimate; n >= 2, in one dimension degree7 stands in) or degree7 "
+                       "(Genz-Malik, 93-401 points); the paper mode always uses degree9 (CUHRE's; degree7 in one "
+                       "dimension)")
+            ->check(CLI::IsMember({"degree7", "degree9"}))
+            ->capture_default_str();
     auto& o = params_.options;
-    sub.add_option("--initial-regions", o.initial_regions,
-                   "Phase 1 starts from an even partition of about this many regions")
-        ->transform(cli::count<int>(1, 1 << 24))
-        ->capture_default_str();
+    initial_regions_option_ = sub.add_option("--initial-regions", o.initial_regions,
+                                             "Improved mode: phase 1 starts from an even partition of about this "
+                                             "many regions (paper mode: INIT-PARTITION from --max-regions)")
+                                  ->transform(cli::count<int>(1, 1 << 24))
+                                  ->capture_default_str();
     paper_only_ = {
         sub.add_option("--max-regions", o.max_regions,
-                       "Paper mode: Lmax, phase-1 splits aim at a list of this many "
-                       "regions")
+                       "Paper mode: Lmax (the paper's 32768): INIT-PARTITION into l^n <= Lmax equal parts, "
+                       "phase-1 splits aim at a list of this many regions, phase 2 once it has that many")
             ->transform(cli::count<int>(2, 1 << 24))
-            ->capture_default_str(),
-        sub.add_option("--phase2-regions", o.phase2_regions,
-                       "Paper mode: hand over to phase 2 once this many regions are unfinished (at most half of "
-                       "--max-regions)")
-            ->transform(cli::count<int>(1, 1 << 23))
             ->capture_default_str(),
         sub.add_option("--max-split", o.max_split, "Paper mode: most pieces a region is cut into in one phase-1 step")
             ->transform(cli::count<int>(2, 64))
@@ -475,8 +479,8 @@ class Command final : public cli::Command {
   // --method vegas: one integral on one rank, the deterministic method's options refused.
   report::RunReport execute_vegas(cli::Context& context) {
     for (char const* name : {"--mode", "--error-estimate", "--rule", "--initial-regions", "--max-regions",
-                             "--phase2-regions", "--max-split", "--max-phase1-iterations", "--heap-capacity",
-                             "--max-memory-mb", "--max-host-memory-mb", "--team-size", "--sweep", "--concurrency"})
+                             "--max-split", "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
+                             "--max-host-memory-mb", "--team-size", "--sweep", "--concurrency"})
       require(app_->get_option(name)->count() == 0,
               std::string(name) + " applies to --method deterministic only (VEGAS has no regions)");
     require(run::ranks::size() == 1, "--method vegas runs on one rank (start it without several ranks)");
@@ -574,6 +578,11 @@ class Command final : public cli::Command {
           fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
                      p.integrand, p.dim, case_status(res), res.error, res.tolerance);
       }
+      context.progress.message(
+          fmt::format("cubature: {} {}-D, {} mode: {} phase-1 iterations, {} regions handed to "
+                      "phase 2, {} of {} evaluations in phase 2",
+                      p.integrand, p.dim, to_string(res.mode), res.phase1_iterations, res.phase2_regions,
+                      res.phase2_evaluations, res.evaluations));
       results.push_back(result_json(p, x));
       if (context.output) {
         std::string const prefix = cases.size() > 1 ? fmt::format("{}{}_{}{}d_", tag, k, p.integrand, p.dim) : "";
@@ -602,7 +611,9 @@ class Command final : public cli::Command {
       require(applies || option->count() == 0, option->get_name() + " " + when);
     };
     refuse_unless(rule_option_, !paper,
-                  "applies to --mode improved only (the paper mode always uses the degree-7 rule)");
+                  "applies to --mode improved only (the paper mode always uses CUHRE's degree-9 rule)");
+    refuse_unless(initial_regions_option_, !paper,
+                  "applies to --mode improved only (the paper mode's INIT-PARTITION follows --max-regions)");
     refuse_unless(host_memory_option_, !paper,
                   "applies to --mode improved only (the paper mode hands unfinished regions to phase 2)");
     for (auto const* option : paper_only_)
@@ -611,7 +622,7 @@ class Command final : public cli::Command {
     refuse_unless(concurrency_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
     refuse_unless(rule_option_, o.rule != Rule::degree9 || params_.dim >= 2,
                   "degree9 needs --dim 2 or more (in one dimension the degree-7 rule stands in)");
-    bool const nine = !paper && o.rule == Rule::degree9 && params_.dim >= 2;
+    bool const nine = uses_degree9(o, params_.dim);
     require(!(nine && o.error_estimate == ErrorEstimate::difference),
             "--error-estimate difference needs --rule degree7 or --mode paper (the degree-9 rule has no embedded "
             "degree-5 rule to take |I7 - I5| from)");
@@ -627,9 +638,6 @@ class Command final : public cli::Command {
     require(o.max_evaluations >= points,
             fmt::format("--max-evals {}: below one application of the rule ({} points in {} dimensions)",
                         o.max_evaluations, points, params_.dim));
-    require(
-        !paper || 2 * o.phase2_regions <= o.max_regions,
-        fmt::format("--phase2-regions {} must be at most half of --max-regions ({})", o.phase2_regions, o.max_regions));
     require(o.heap_capacity != 1, "--heap-capacity 1: must be 0 (as many as --max-memory-mb allows) or in [2, 2^24]");
     if (single && rel_tol_option_->count() > 0 && tol.relative < float_floor && tol.absolute == 0)
       cli::warn(
@@ -653,7 +661,8 @@ class Command final : public cli::Command {
   CLI::Option* rule_option_ = nullptr;
   CLI::Option* host_memory_option_ = nullptr;
   CLI::Option* concurrency_option_ = nullptr;
-  std::vector<CLI::Option*> paper_only_;  // --max-regions, --phase2-regions, --max-split
+  std::vector<CLI::Option*> paper_only_;  // --max-regions, --max-split
+  CLI::Option* initial_regions_option_ = nullptr;
   std::int64_t max_evals_ = 1000000000;
   std::string mode_ = "improved", error_estimate_ = "automatic";
   std::string rule_ = to_string(Options{}.rule);

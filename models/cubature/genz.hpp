@@ -23,11 +23,26 @@
 
 namespace parity::cubature {
 
-enum class Family : int { oscillatory = 0, product_peak, corner_peak, gaussian, c0, discontinuous, f1, f2, f3, f4, f5 };
+enum class Family : int {
+  oscillatory = 0,
+  product_peak,
+  corner_peak,
+  gaussian,
+  c0,
+  discontinuous,
+  f1,
+  f2,
+  f3,
+  f4,
+  f5,
+  f1_pagani
+};
 
 inline constexpr Family all_families[] = {Family::oscillatory, Family::product_peak, Family::corner_peak,
                                           Family::gaussian,    Family::c0,           Family::discontinuous};
-inline constexpr Family paper_families[] = {Family::f1, Family::f2, Family::f3, Family::f4, Family::f5};
+// f1_pagani: f1 with the outer exponent -1 (PAGANI's FUN 1; paper.hpp), for the PAGANI comparisons.
+inline constexpr Family paper_families[] = {Family::f1, Family::f2, Family::f3,
+                                            Family::f4, Family::f5, Family::f1_pagani};
 
 inline constexpr bool is_paper(Family f) { return int(f) >= int(Family::f1); }
 
@@ -55,6 +70,8 @@ inline char const* to_string(Family f) {
       return "f4";
     case Family::f5:
       return "f5";
+    case Family::f1_pagani:
+      return "f1-pagani";
   }
   return "?";
 }
@@ -96,6 +113,9 @@ inline double flops_per_evaluation(Family f, int n) {
       integrand = 2.0 * n + 3;
       break;  // 2 compares; a x + s: 2n; exp
     case Family::f1:
+      integrand = 2.0 * n + 5;
+      break;  // x x + s: 2n; cos; c c; +; d d; 1/.
+    case Family::f1_pagani:
       integrand = 2.0 * n + 4;
       break;  // x x + s: 2n; cos; c c; +; 1/.
     case Family::f2:

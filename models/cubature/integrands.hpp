@@ -64,11 +64,13 @@ struct GenzIntegrand {
         for (int i = 0; i < n; ++i) s += a[i] * x[i];
         return Kokkos::exp(s);
       }
-      case Family::f1: {
+      case Family::f1:
+      case Family::f1_pagani: {
         Real s = 0;
         for (int i = 0; i < n; ++i) s += x[i] * x[i];
         Real const c = Kokkos::cos(s);
-        return 1 / (Real(0.1) + c * c);
+        Real const d = Real(0.1) + c * c;
+        return family == Family::f1 ? 1 / (d * d) : 1 / d;
       }
       case Family::f2: {
         Real p = 1, w = 4;  // 2^(2i), i = 1..n

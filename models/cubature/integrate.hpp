@@ -1,7 +1,8 @@
 #pragma once
 // Deterministic adaptive cubature: the two-phase parallel algorithm of Arumugam, Godunov,
 // Ranjan, Terzic & Zubair (2013) around the fully symmetric degree-9 rule (rule9.hpp; the
-// default) or the Genz-Malik degree-7/5 rule (rule.hpp; Options::rule, always in paper mode).
+// default, and CUHRE's rule in paper mode) or the Genz-Malik degree-7/5 rule (rule.hpp;
+// Options::rule).
 //
 //   Result r = integrate<ExecutionSpace, Real>(space, f, lower, upper, tolerances, options);
 //
@@ -13,24 +14,25 @@
 // Kokkos Tools regions ("parity::cubature::phase1", "parity::cubature::phase2") either way.
 // Bad input throws parity::InvalidInput with a message that names the option.
 //
-// Phase 1 (breadth-first, all regions at once): the box is cut evenly into about
-// `initial_regions` regions; every region of the list is evaluated in parallel (one Kokkos team
-// per region); the regions whose error is within their volume share of the tolerance
-// max(tau_abs, tau_rel |I|) are finished and accumulated; the others are each cut into d pieces
-// along their split axis, d = clamp(max_regions / bad, 2, max_split), and compacted into the
-// next list with a parallel scan. Phase 1 ends when the global error meets the tolerance, when
-// no bad region is left, or when at least `phase2_regions` regions are still bad (or after
-// `max_phase1_iterations`, or when the next step would exceed the evaluation budget).
+// Phase 1 (breadth-first, all regions at once), paper mode as published: INIT-PARTITION cuts the
+// box into l^n <= max_regions (Lmax) equal regions; every region of the list is evaluated in
+// parallel (one Kokkos team per region); a region is good when its error < max(tau_abs,
+// tau_rel |I_j|) and is accumulated; the bad ones are each cut into d pieces along their split
+// axis, d = clamp(Lmax / bad, 2, max_split), and compacted into the next list with a parallel
+// scan. Phase 1 ends when the global error meets max(tau_abs, tau_rel |I|), when no bad region is
+// left, or when the next list holds Lmax or more regions, which go to phase 2 (also after
+// `max_phase1_iterations`, or when the next step would exceed the evaluation budget, with the bad
+// regions as they are). Phase 2 runs sequential CUHRE on each of them to max(tau_abs,
+// tau_rel |I_j|) of its own integral.
 //
 // Improved mode (the default; `mode paper` is the published algorithm above) differs in phase 1:
-// the regions are bisected for as long as the list fits `max_memory_mb` (null-rule error
-// estimate, PAGANI-style classification against the tolerance left over the unfinished volume and
-// filtering of the smallest errors when memory is short). When the evaluation budget cannot split
-// every unfinished region, the worst ones it pays for are split and the others finished as they
-// are (breadth-first to the end of the budget; phase 2 is not needed for it). With
-// `max_host_memory_mb` > 0, a list that would outgrow `max_memory_mb` is refined in pieces: the
-// pieces of all but the first bad regions are parked in host memory (a stack, newest first), each
-// with its volume's share of the tolerance and a share of the evaluations left set aside, and come
+// it starts from an even partition of about `initial_regions` regions, which are bisected for as long as the list fits
+// `max_memory_mb` (null-rule error estimate, PAGANI-style classification against the tolerance left over the unfinished
+// volume and filtering of the smallest errors when memory is short). When the evaluation budget cannot split every
+// unfinished region, the worst ones it pays for are split and the others finished as they are (breadth-first to the end
+// of the budget; phase 2 is not needed for it). With `max_host_memory_mb` > 0, a list that would outgrow
+// `max_memory_mb` is refined in pieces: the pieces of all but the first bad regions are parked in host memory (a stack,
+// newest first), each with its volume's share of the tolerance and a share of the evaluations left set aside, and come
 // back when the current list is done, so device memory stays bounded without phase 2 (for tight
 // tolerances with large budgets).
 // Otherwise the list goes to phase 2. When the host memory is full, the current list goes to
@@ -39,8 +41,9 @@
 // Phase 2 (depth-first, one region per team): each remaining region runs a sequential
 // CUHRE-style loop - a max-heap on the error of at most `heap_capacity` subregions (0: as many
 // as `max_memory_mb` allows with all phase-2 regions resident, at least 16), the worst
-// one bisected along its split axis - until its error meets its share of the remaining
-// tolerance (shared out by volume), its share of the remaining evaluation budget is spent
+// one bisected along its split axis - until its error meets its own tolerance (paper mode) or
+// its volume share of the remaining tolerance (improved mode), its share of the remaining
+// evaluation budget is spent
 // (half shared evenly, half by error), or its heap is full. Heaps live in one device View;
 // as many phase-2 regions run at once as `max_memory_mb` allows (batches), so memory stays
 // bounded whatever the number of regions.
@@ -83,7 +86,7 @@ int max_team_size(ExecutionSpace const& space, F const& f) {
   detail::evaluate_list<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 1,
                                               Kokkos::View<int*, Mem>(), NullRules<Real>(), 0, &evaluate);
   detail::phase2_batch<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 0, 1, {}, {}, {}, {}, {},
-                                             false, NullRules<Real>(), &refine);
+                                             false, NullRules<Real>(), 0.0, &refine);
   return std::min(evaluate, refine);
 }
 

@@ -60,16 +60,19 @@ inline char const* to_string(Status s) {
 // improved: error |I7 - I5| raised by null rules where they see a coarse region, breadth-first
 // phase 1 for as long as the region list fits max_memory_mb (bisection, PAGANI-style filtering
 // when memory is short), phase 2 only then.
-// paper: the algorithm of Arumugam et al. (2013) as published: error |I7 - I5|, phase 1 hands
-// over once phase2_regions regions are unfinished, splits aim at max_regions.
+// paper: the algorithm of Arumugam et al. (2013) as published: CUHRE's rule and error estimate
+// (degree 9, null rules, two-level check), INIT-PARTITION into l^n <= Lmax (max_regions) equal
+// parts, a region good when its error < max(tau_abs, tau_rel |I_j|), bad ones cut into d pieces,
+// phase 2 (sequential CUHRE on every region with (tau_rel, tau_abs)) once the list reaches Lmax.
 enum class Mode { improved, paper };
-// automatic: |I7 - I5| in paper mode; in improved mode two_level with the degree-9 rule and
-// null_rules with degree 7. difference with the degree-9 rule: null_rules. two_level: the null rules
-// without the |I7 - I5| floor where they see the asymptotic regime, checked at every split
-// against the parent's value (rule.hpp, integrate.hpp).
+// automatic: two_level with the degree-9 rule (both modes), null_rules with degree 7 in improved
+// mode, |I7 - I5| in paper mode in one dimension. difference with the degree-9 rule: null_rules. two_level: the null
+// rules without the |I7 - I5| floor where they see the asymptotic regime, checked at every split against the parent's
+// value (rule.hpp, integrate.hpp).
 enum class ErrorEstimate { automatic, difference, null_rules, two_level };
 
-// The cubature rule of the improved mode (paper mode always uses degree 7): degree7, the
+// The cubature rule of the improved mode (paper mode always uses CUHRE's degree 9, and degree 7
+// in one dimension): degree7, the
 // Genz-Malik rule with its embedded degree-5 rule; degree9, the fully symmetric degree-9 rule of
 // Genz & Malik's family with four null rules (rule9.hpp; degree 7 stands in for n = 1).
 enum class Rule { degree7, degree9 };
@@ -108,10 +111,10 @@ struct Options {
   ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
   Rule rule = Rule::degree9;  // default degree9 (see Rule); ignored in paper mode
   std::int64_t max_evaluations = 1'000'000'000;  // default 1e9: integrand evaluations in all
-  int initial_regions = 2048;  // default 2048: phase 1 starts from an even partition of about this many
-  int max_regions = 2048;  // default 2048: Lmax, phase-1 splits aim at a list of this length (paper)
-  int phase2_regions = 512;  // default 512: phase 1 hands over once this many regions are bad (paper)
-  int max_split = 8;  // default 8: most pieces one region is cut into in a phase-1 step (paper)
+  int initial_regions = 2048;  // default 2048: improved mode starts from an even partition of about this many
+  int max_regions = 32768;  // default 32768 (the paper's): paper mode's Lmax, INIT-PARTITION into l^n <=
+                            // Lmax parts, phase 2 once the list reaches it
+  int max_split = 8;  // default 8: paper mode, most pieces one region is cut into in a phase-1 step
   int max_phase1_iterations = 64;  // default 64 in paper mode; improved mode: 16 times this
   int heap_capacity = 0;  // default 0: subregions each phase-2 region may hold; 0: as many as
                           // max_memory_mb allows with every phase-2 region resident
@@ -152,6 +155,7 @@ struct Result {
   Status status = Status::not_converged;
   int phase1_iterations = 0;
   std::int64_t phase2_regions = 0;  // regions handed to phase 2
+  std::int64_t phase2_evaluations = 0;  // integrand evaluations of phase 2
   std::int64_t phase2_budget_limited = 0;  // of those, stopped by their evaluation share
   std::int64_t phase2_storage_limited = 0;  // of those, stopped by a full heap
   std::int64_t phase2_batch = 0;  // phase-2 regions run at once
@@ -171,6 +175,11 @@ struct Result {
   std::vector<Phase1Step> history;
 };
 
+// Whether the integration applies the degree-9 rule (paper mode: CUHRE's, for n >= 2).
+inline bool uses_degree9(Options const& opt, int n) {
+  return n >= 2 && (opt.mode == Mode::paper || opt.rule == Rule::degree9);
+}
+
 // Checks the problem before any work; throws InvalidInput with a clear message.
 inline void validate(std::vector<double> const& lower, std::vector<double> const& upper, Tolerances const& tol,
                      Options const& opt) {
@@ -187,15 +196,12 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(std::isfinite(tol.absolute) && tol.absolute >= 0, "absolute tolerance must be >= 0");
   require(std::isfinite(tol.relative) && tol.relative >= 0, "relative tolerance must be >= 0");
   require(tol.absolute > 0 || tol.relative > 0, "at least one of the absolute and relative tolerances must be > 0");
-  std::int64_t const points =
-      opt.mode == Mode::improved && opt.rule == Rule::degree9 ? rule9_points(n) : rule_points(n);
+  std::int64_t const points = uses_degree9(opt, n) ? rule9_points(n) : rule_points(n);
   require(opt.max_evaluations >= points, "max evaluations must be at least one rule application (" +
                                              std::to_string(points) + " points in " + std::to_string(n) +
                                              " dimensions)");
   require(opt.initial_regions >= 1 && opt.initial_regions <= (1 << 24), "initial regions must be in [1, 2^24]");
   require(opt.max_regions >= 2 && opt.max_regions <= (1 << 24), "max regions (Lmax) must be in [2, 2^24]");
-  require(opt.phase2_regions >= 1 && 2 * opt.phase2_regions <= opt.max_regions,
-          "phase-2 regions must be >= 1 and at most half of max regions (Lmax)");
   require(opt.max_split >= 2 && opt.max_split <= 64, "max split must be in [2, 64]");
   require(opt.max_phase1_iterations >= 1 && opt.max_phase1_iterations <= max_phase1_iteration_limit,
           "max phase-1 iterations must be in [1, 2^20]");

@@ -2,25 +2,25 @@
 // The five benchmark integrands f1..f5 of the two-phase GPU paper (Arumugam, Godunov, Ranjan,
 // Terzic & Zubair 2013, Table I), over the unit cube [0,1]^n (host code, no Kokkos; the device
 // functor is in integrands.hpp), with i = 1..n:
-//   f1 = 1 / (0.1 + cos^2(sum x_i^2))
+//   f1 = (0.1 + cos^2(sum x_i^2))^-2
 //   f2 = cos(prod cos(2^(2i) x_i))
 //   f3 = sin(prod i asin(x_i^i))
 //   f4 = sin(prod asin(x_i))
 //   f5 = (1/2) sum cos(alpha x_i) / beta,  alpha = 10, beta = sin(10)/10  (integral n/2)
+// and the variant f1-pagani = (0.1 + cos^2(sum x_i^2))^-1.
 //
-// Source of the definitions. We could not read the paper's Table I itself. These are the
-// integrands FUN 1..5 of the GPU cubature code of the same research group (Old Dominion
-// University): github.com/marcpaterno/old-gpuintegration, file function.cu (first version in
-// commit b8ebc9b, I. Sakiotis, 2019, built on the GPUquad/GPUcuhre code of the 2013 algorithm),
-// kept in the later PAGANI code (github.com/marcpaterno/gpuintegration). That code does not say
-// that FUN 1..5 are the paper's f1..f5; f5 there matches the paper's alpha = 10 and
-// beta = sin(10)/10, and is the "sum of cosines" test of DCUHRE (Berntsen, Espelid & Genz 1991,
-// TOMS 698, dtest2.f, FTESTX). Treat the identification with Table I as likely, not certain.
+// Source: Table I as extracted from the paper. Its superscripts of f1 read n (the sum's upper
+// limit), 2 (x_i^2) and -2 after the closing bracket, beside the inline cos^2: the outer exponent
+// is -2. The integrands FUN 1..5 of the same group's later GPU code (PAGANI, Sakiotis et al.
+// 2021, github.com/marcpaterno/gpuintegration, function.cu) have -1 in FUN 1 and agree with Table
+// I in f2..f5; the PAGANI comparisons run f1-pagani for that reason. f2's factors read
+// cos(2^(2i) x_i), f3's product carries the factor i before asin(x_i^i) that f4's lacks, f5's
+// 1/(2 beta) multiplies the sum with the printed beta = -0.054402111088937 = sin(10)/10.
 //
 // Reference integrals: computed without cubature, by series and 1-D quadrature in arbitrary
-// precision (tests/models/cubature/paper_references.py, which states the method for each);
-// f5 in closed form. Tabulated for n <= 16 (f1, f2), n <= 5 (f3), n <= 10 (f4); NaN where no
-// reference was computed.
+// precision (tests/models/cubature/paper_references.py, which states the method for each, and
+// checks f1 at n = 1, 2 by direct quadrature); f5 in closed form. Tabulated for n <= 16 (f1,
+// f1-pagani, f2), n <= 5 (f3), n <= 10 (f4); NaN where no reference was computed.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -28,13 +28,19 @@
 
 namespace parity::cubature {
 
-inline constexpr int paper_count = 5;
+inline constexpr int paper_count = 5;  // f1..f5 (f1-pagani is k = 6 below)
 
 // sin(10) / 10 (the paper's beta of f5).
 inline constexpr double paper_beta = -0.05440211108893698134;
 
-inline double paper_reference(int k, int n) {  // k = 1..5: the integral of f_k over [0,1]^n
+// k = 1..5: the integral of f_k over [0,1]^n; k = 6: of f1-pagani.
+inline double paper_reference(int k, int n) {
   static constexpr double f1[] = {
+      1.4643135762490621347, 8.9968251301184624164, 20.031721870017501697, 27.068390691093455603,
+      27.632238597841983138, 23.606559435236557588, 18.163673020465765663, 13.818233410284092755,
+      11.783915816194772794, 12.0529148695979248,   13.812756366700363611, 15.977192754863155489,
+      17.648250479202984639, 18.377427203851462233, 18.190295704621013815, 17.433686088317570963};
+  static constexpr double f1_pagani[] = {
       1.1507741134315039424, 2.1920190756834752877, 3.4964841384769821391, 4.2853254499608382226,
       4.3309550508984564859, 3.8550652761512323403, 3.2165870516874071209, 2.7054609600770233587,
       2.4652219884113805761, 2.4965367115000799103, 2.7041287424829518359, 2.9596928404973170623,
@@ -69,6 +75,8 @@ inline double paper_reference(int k, int n) {  // k = 1..5: the integral of f_k 
       return pick(f4, int(std::size(f4)));
     case 5:
       return n >= 1 ? 0.5 * n : nan;
+    case 6:
+      return pick(f1_pagani, int(std::size(f1_pagani)));
   }
   return nan;
 }

@@ -77,10 +77,12 @@ double evaluate(Problem const& p, double const* x) {
       for (int i = 0; i < n; ++i) s += a[i] * x[i];
       return std::exp(s);
     }
-    case Family::f1: {
+    case Family::f1:
+    case Family::f1_pagani: {
       double s = 0;
       for (int i = 0; i < n; ++i) s += x[i] * x[i];
-      return 1 / (0.1 + std::cos(s) * std::cos(s));
+      double const d = 0.1 + std::cos(s) * std::cos(s);
+      return p.family == Family::f1 ? 1 / (d * d) : 1 / d;
     }
     case Family::f2: {
       double q = 1, w = 4;

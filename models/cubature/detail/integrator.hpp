@@ -27,6 +27,19 @@
 
 namespace parity::cubature::detail {
 
+// INIT-PARTITION's l: the largest l with l^n <= lmax (at least 1).
+inline int init_partition_parts(std::int64_t lmax, int n) {
+  auto fits = [&](std::int64_t l) {
+    std::int64_t p = 1;
+    for (int i = 0; i < n; ++i)
+      if ((p *= l) > lmax) return false;
+    return true;
+  };
+  int l = 1;
+  while (fits(l + 1)) ++l;
+  return l;
+}
+
 inline std::string short_number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", x);
@@ -44,6 +57,7 @@ class Integrator {
   Integrator(ExecutionSpace const& space, F const& f, std::vector<double> const& lower,
              std::vector<double> const& upper, Tolerances const& tol, Options const& opt);
   Result run();
+  void evaluate_handed_over();
 
   // The steps below are public only because nvcc rejects extended device lambdas in private or
   // protected member functions; the class itself lives in detail/.
@@ -129,6 +143,7 @@ class Integrator {
   std::int64_t bad = 0;
   double bad_volume = 0, bad_error = 0;
   double active_volume = 1.0;  // volume fraction of the current list
+  bool unevaluated = false;  // paper mode: the list handed to phase 2 is the split pieces, not yet evaluated
   int iteration_limit = 0;
   // two_level: the values of the parents of the current list's regions (groups of `siblings`
   // consecutive regions; 0 for the even partition, which has no parents).
@@ -161,15 +176,16 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
     box_half[i] = 0.5 * (upper[i] - lower[i]);
   }
   paper = opt.mode == Mode::paper;
-  bool const nine = !paper && opt.rule == Rule::degree9 && n >= 2;
+  bool const nine = uses_degree9(opt, n);
   points = nine ? rule9_points(n) : rule_points(n);
-  // automatic: |I7 - I5| in paper mode; improved mode two_level with the degree-9 rule (the
-  // floored null_rules estimate missed smooth Genz cases there) and null_rules with degree 7.
+  // automatic: two_level with the degree-9 rule (CUHRE's estimate: null rules, and the pieces of
+  // every split checked against their parent; in improved mode the floored null_rules estimate
+  // missed smooth Genz cases), null_rules with degree 7, |I7 - I5| in paper mode's one dimension.
   // The degree-9 rule has no |I7 - I5|: difference means null_rules there.
   ErrorEstimate estimate_kind = opt.error_estimate != ErrorEstimate::automatic ? opt.error_estimate
-                                                                               : (paper  ? ErrorEstimate::difference
-                                                                                  : nine ? ErrorEstimate::two_level
-                                                                                         : ErrorEstimate::null_rules);
+                                                                               : (nine    ? ErrorEstimate::two_level
+                                                                                  : paper ? ErrorEstimate::difference
+                                                                                          : ErrorEstimate::null_rules);
   if (nine && estimate_kind == ErrorEstimate::difference) estimate_kind = ErrorEstimate::null_rules;
   nulls = estimate_kind == ErrorEstimate::null_rules || estimate_kind == ErrorEstimate::two_level
               ? make_null_rules<Real>(n)
@@ -185,10 +201,15 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
   res.error_estimate = estimate_kind;
   memory_bytes = opt.max_memory_mb * 1048576.0;
 
-  // Even partition: about `initial_regions` (fewer if the budget is smaller).
-  std::int64_t const target =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(opt.initial_regions, opt.max_evaluations / points));
-  counts = even_partition_counts(target, n);
+  // Even partition: about `initial_regions` (fewer if the budget is smaller); paper mode
+  // INIT-PARTITION, l equal parts per axis with l^n <= Lmax (and within the budget).
+  std::int64_t const affordable = std::max<std::int64_t>(1, opt.max_evaluations / points);
+  if (paper) {
+    int const l = init_partition_parts(std::min<std::int64_t>(opt.max_regions, affordable), n);
+    for (int i = 0; i < n; ++i) counts[i] = l;
+  } else {
+    counts = even_partition_counts(std::min<std::int64_t>(opt.initial_regions, affordable), n);
+  }
   count = 1;
   for (int i = 0; i < n; ++i) count *= counts[i];
 

@@ -158,7 +158,8 @@ bool Integrator<ExecutionSpace, Real, F>::totals(Phase1Step& step) {
   return false;
 }
 
-// Classifies against the volume share of the tolerance (paper), or of what is left of it
+// Classifies each region as the paper's UPDATE and PARTITION do (good when its error <
+// max(tau_abs, tau_rel |I_j|)), or against the volume share of what is left of the tolerance
 // (improved: 0.9 tau less the finished regions' error, over the unfinished volume, as in
 // PAGANI); finished regions leave the list.
 template <class ExecutionSpace, class Real, class F>
@@ -171,14 +172,17 @@ void Integrator<ExecutionSpace, Real, F>::classify(Phase1Step& step) {
     auto const fl = flag;
     int const dims = n;
     auto const box = box_half;
-    double const tol_c = paper ? tol_now
+    double const tol_c = paper ? 0.0
                                : std::max(tolerance_left(), parking ? 0.05 * tol_now * active_volume : 0.0) /
                                      std::max(active_volume, 1e-300);
+    bool const own = paper;
+    double const tau_abs = tol.absolute, tau_rel = tol.relative;
     Kokkos::parallel_for(
         "parity::cubature::classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
         KOKKOS_LAMBDA(std::int64_t r) {
           double const v = volume_fraction<Real>(half, r, dims, box);
-          bool const is_bad = !(double(err(r)) <= tol_c * v);
+          bool const is_bad = own ? !(double(err(r)) < Kokkos::max(tau_abs, tau_rel * Kokkos::abs(double(est(r)))))
+                                  : !(double(err(r)) <= tol_c * v);
           fl(r) = is_bad ? 1 : 0;
           t(r, 0) = is_bad ? 0.0 : double(est(r));
           t(r, 1) = is_bad ? 0.0 : double(err(r));
@@ -201,8 +205,9 @@ void Integrator<ExecutionSpace, Real, F>::classify(Phase1Step& step) {
               (parked.empty() ? std::string() : ", parked chunks " + std::to_string(parked.size()))});
 }
 
-// Paper: split the bad regions into d pieces each (the list then holds about max_regions); hand
-// over once phase2_regions are bad. Improved: bisect them while the list fits `capacity`,
+// Paper: split the bad regions into d pieces each, d = SPLIT-FACTOR = clamp(Lmax / bad, 2,
+// max_split) (the list then holds about Lmax); once it holds Lmax or more, the pieces go to phase
+// 2. Improved: bisect them while the list fits `capacity`,
 // finishing the regions of smallest error when it would not. What the list may spend leaves out
 // the budget set aside for parked regions.
 template <class ExecutionSpace, class Real, class F>
@@ -213,7 +218,13 @@ Flow Integrator<ExecutionSpace, Real, F>::refine(int it) {
   if (paper) {
     d = int(std::clamp<std::int64_t>(opt.max_regions / bad, 2, opt.max_split));
     if (bad * d * points > left) d = int(std::min<std::int64_t>(d, left / (bad * points)));
-    handover = bad >= opt.phase2_regions || it >= iteration_limit || d < 2;
+    // The iteration limit and the budget hand over the bad regions as they are.
+    handover = it >= iteration_limit || d < 2;
+    if (!handover && bad * d >= opt.max_regions) {
+      split_or_hand_over(left, d, false);
+      unevaluated = true;  // phase 2 applies the rule to them first (CUHRE's first step)
+      return Flow::stop;
+    }
   } else {
     if (auto const flow = fit_memory_and_budget(left)) return *flow;
     handover = (!parking && 2 * bad > capacity) || chunk_iterations >= iteration_limit;

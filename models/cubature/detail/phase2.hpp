@@ -7,24 +7,74 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <string>
 
 #include "models/cubature/detail/integrator.hpp"
 #include "models/cubature/detail/phase2_kernel.hpp"
 #include "models/cubature/detail/rank_rows.hpp"
 #include "models/cubature/detail/region_list.hpp"
+#include "models/cubature/detail/two_level.hpp"
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
 namespace parity::cubature::detail {
 
-// Phase 2 for the `count` regions of `current` (evaluated, with their split axes), sharing `left`
-// evaluations and `slack` of the tolerance among them; their sums join the finished ones.
+// Paper mode: the rule on the pieces phase 1 handed over (the first step of CUHRE on each, done
+// for all at once), and their totals for the budget shares.
 template <class ExecutionSpace, class Real, class F>
-void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double const slack) {
+void Integrator<ExecutionSpace, Real, F>::evaluate_handed_over() {
+  unevaluated = false;
+  reserve(count);
+  if (opt.ranks.several())
+    evaluate_shares();
+  else
+    evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite, nulls);
+  if (nulls.sharp && siblings > 1)
+    two_level_check<ExecutionSpace, Real>(space, current, count / siblings, siblings, parent_estimate, nulls.c_scale,
+                                          nulls.c_add);
+  res.evaluations += count * points;
+  res.regions_evaluated += count;
+  res.phase2_evaluations += count * points;
+  {
+    auto const half = current.half;
+    auto const err = current.error;
+    auto const t = terms;
+    auto const fin = finite;
+    int const dims = n;
+    auto const box = box_half;
+    Kokkos::parallel_for(
+        "parity::cubature::handed_over", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          t(r, 0) = volume_fraction<Real>(half, r, dims, box);
+          t(r, 1) = double(err(r));
+          t(r, 2) = fin(r) ? 0.0 : 1.0;
+          t(r, 3) = 0.0;
+        });
+  }
+  auto const sums = algorithms::fixed_order_column_sums(space, terms, count, block_sums);
+  bad_volume = sums[0];
+  bad_error = sums[1];
+  not_finite = not_finite || sums[2] > 0;
+}
+
+// Phase 2 for the `count` regions of `current` (with their split axes; evaluated unless paper
+// mode's phase 1 handed over unevaluated pieces), sharing `left` evaluations among them and, in
+// improved mode, `slack` of the tolerance by volume; in paper mode each runs to (tau_rel,
+// tau_abs) of its own integral, as sequential CUHRE does. Their sums join the finished ones.
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const slack) {
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::phase2");
   res.phase2_regions += count;
+  if (unevaluated) {
+    evaluate_handed_over();
+    left = std::max<std::int64_t>(0, left - count * points);
+    if (not_finite) {
+      fin_est = fin_err = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+  }
   // Not zero-filled: the kernels below write every entry before it is read (zero-filling the
   // heaps, sized by --max-memory-mb, cost more than the whole integration on small problems).
   Kokkos::View<double*, Mem> share(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::tolerance_share"),
@@ -37,6 +87,8 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     double const inv_volume = bad_volume > 0 ? 1.0 / bad_volume : 0.0;
     double const inv_error = bad_error > 0 ? 1.0 / bad_error : 0.0;
     double const even = 0.5 / double(count);
+    bool const own = paper;
+    double const tau_abs = tol.absolute;
     std::int64_t const cnt = count;
     int const dims = n;
     auto const box = box_half;
@@ -44,7 +96,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
         "parity::cubature::shares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
         KOKKOS_LAMBDA(std::int64_t r) {
           double const v = volume_fraction<Real>(half, r, dims, box);
-          share(r) = slack * v * inv_volume;
+          share(r) = own ? tau_abs : slack * v * inv_volume;
           double const fraction = inv_error > 0 ? even + 0.5 * double(err(r)) * inv_error : 1.0 / double(cnt);
           budget(r) = std::int64_t(double(left) * fraction);
         });
@@ -74,6 +126,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
   res.phase2_batch = std::max<std::int64_t>(res.phase2_batch, batch);
   res.heap_capacity = std::max(res.heap_capacity, heap_capacity);
   Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
+  double const relative = paper ? tol.relative : 0.0;
   Counts region_counts("parity::cubature::phase2_counts", count, 3);
   res.phase2_rounds = std::max(res.phase2_rounds, 1);
   // This rank's regions [p0, p1) (all of them on one rank), in batches; the heaps, the shares
@@ -88,7 +141,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     for (std::int64_t first = p0; first < p1; first += batch) {
       int const m = int(std::min(batch, p1 - first));
       phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                         region_counts, false, nulls);
+                                         region_counts, false, nulls, relative);
       report({"phase 2", int((first - p0) / batch) + 1, -1.0, clock.seconds(),
               "regions " + std::to_string(first + m - p0) + " of " + std::to_string(p1 - p0)});
     }
@@ -130,7 +183,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
     try {
       if (p1 > p0)
         phase2_batch<ExecutionSpace, Real>(space, f, n, current, p0, int(p1 - p0), team_size, heaps, share, budget,
-                                           sums, region_counts, true, nulls);
+                                           sums, region_counts, true, nulls, relative);
     } catch (...) {
       if (!opt.ranks.several()) throw;
       failed = std::current_exception();
@@ -154,6 +207,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t const left, double
       },
       evals, leaves, n_budget, n_storage, n_nan);
   res.evaluations += evals;
+  res.phase2_evaluations += evals;
   res.regions_evaluated += evals / points;
   res.phase2_budget_limited += n_budget;
   res.phase2_storage_limited += n_storage;

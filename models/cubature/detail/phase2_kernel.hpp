@@ -40,7 +40,8 @@ enum Phase2Reason : int {
   reason_not_finite = 4
 };
 
-// Phase 2 for regions first..first+count-1 of `list`, one team each, heaps in `heaps`. With
+// Phase 2 for regions first..first+count-1 of `list`, one team each, heaps in `heaps`; region j
+// stops when its error <= max(tolerance(j), relative |its integral|). With
 // largest_team set, launches nothing and stores there the largest team the backend runs this
 // kernel with (team_size is then unused).
 template <class ExecutionSpace, class Real, class F>
@@ -52,7 +53,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
                   Matrix<typename ExecutionSpace::memory_space> sums,
                   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts,
-                  bool resume, NullRules<Real> const& nulls, int* largest_team = nullptr) {
+                  bool resume, NullRules<Real> const& nulls, double relative = 0.0, int* largest_team = nullptr) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Space = typename ExecutionSpace::scratch_memory_space;
   using RealScratch = Kokkos::View<Real*, Space, Kokkos::MemoryUnmanaged>;
@@ -108,7 +109,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         int size = int(is(0));
         int reason = reason_running;
-        if (ds(1) <= tol) {
+        if (ds(1) <= Kokkos::max(tol, relative * Kokkos::abs(ds(0)))) {
           // Confirm with exact sums (the running ones drift by rounding).
           double se = 0, sr = 0;
           for (int q = 0; q < size; ++q) {
@@ -117,7 +118,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
           }
           ds(0) = se;
           ds(1) = sr;
-          if (sr <= tol) reason = reason_met;
+          if (sr <= Kokkos::max(tol, relative * Kokkos::abs(se))) reason = reason_met;
         }
         if (reason == reason_running && is(1) + cost > allowed) reason = reason_budget;
         if (reason == reason_running && size + 1 > capacity) reason = reason_storage;

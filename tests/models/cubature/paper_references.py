@@ -4,10 +4,13 @@ models/cubature/paper.hpp), computed without any cubature, to 40+ significant di
 The tables in models/cubature/paper.hpp come from this script:  python3 paper_references.py
 [NMAX_F3 (default 5)] [f1 f2 f3 f3_quad f4] (default: all but f3_quad).
 
-  f1 = 1 / (0.1 + cos^2(sum x_i^2)) = 2 / (a + cos(2 s)),  a = 1.2,  s = sum x_i^2.
-       Fourier series  1/(a + cos t) = (1 + 2 sum_k (-r)^k cos(k t)) / sqrt(a^2 - 1),
-       r = a - sqrt(a^2 - 1); the x_i are independent, so E[cos(2 k s)] = Re(F(2k)^n) with
-       F(m) = int_0^1 exp(i m x^2) dx (Fresnel integrals).
+  f1 = 1 / (0.1 + cos^2(sum x_i^2))^2 = 4 / (a + cos(2 s))^2,  a = 1.2,  s = sum x_i^2 (the
+       paper's Table I).  Fourier series  1/(a + cos t) = (1 + 2 sum_k (-r)^k cos(k t)) / q,
+       q = sqrt(a^2 - 1), r = a - q, and its derivative in a (dq/da = a/q, dr/da = -r/q):
+       1/(a + cos t)^2 = (a + 2 sum_k (-r)^k (k q + a) cos(k t)) / q^3; the x_i are independent,
+       so E[cos(2 k s)] = Re(F(2k)^n) with F(m) = int_0^1 exp(i m x^2) dx (Fresnel integrals).
+       f1_check: the same values for n = 1, 2 by mp.quad of f1 itself (1-D and 2-D).
+  f1-pagani = 1 / (0.1 + cos^2(sum x_i^2)) = 2 / (a + cos(2 s)): the first series alone.
   f2 = cos(prod cos(4^i x_i)):  cos(P) = sum_m (-1)^m P^(2m) / (2m)!, and
        E[P^(2m)] = prod_i E[cos^(2m)(4^i x_i)] (power reduction, closed form).
   f3 = sin(prod i asin(x_i^i)):  sin(P) = sum_m (-1)^m P^(2m+1) / (2m+1)!, with
@@ -42,23 +45,38 @@ import mpmath as mp
 from mpmath.libmp import MPZ  # gmpy2's integers when gmpy2 is installed
 
 
-def f1(n):
+def f1_series(n, squared):
     a = mp.mpf("1.2")
     q = mp.sqrt(a * a - 1)
     r = a - q
-    total = mp.mpf(1)
+    total = a if squared else mp.mpf(1)
     k = 1
     while True:
         m = 2 * k
         z = mp.sqrt(2 * m / mp.pi)
         scale = mp.sqrt(mp.pi / (2 * m))
         F = scale * mp.mpc(mp.fresnelc(z), mp.fresnels(z))
-        term = 2 * (-r) ** k * mp.re(F ** n)
+        term = 2 * (-r) ** k * (k * q + a if squared else 1) * mp.re(F ** n)
         total += term
-        if abs(r) ** k < mp.mpf(10) ** (-mp.mp.dps + 5):
+        if k * abs(r) ** k < mp.mpf(10) ** (-mp.mp.dps + 5):
             break
         k += 1
-    return 2 * total / q
+    return 4 * total / q**3 if squared else 2 * total / q
+
+
+def f1(n):
+    return f1_series(n, True)
+
+
+def f1_pagani(n):
+    return f1_series(n, False)
+
+
+def f1_check(n):  # f1 by direct quadrature, n = 1 or 2
+    g = lambda s: 1 / (mp.mpf("0.1") + mp.cos(s) ** 2) ** 2
+    if n == 1:
+        return mp.quad(lambda x: g(x * x), mp.linspace(0, 1, 9))
+    return mp.quad(lambda x, y: g(x * x + y * y), mp.linspace(0, 1, 9), mp.linspace(0, 1, 9))
 
 
 def f2(n):
@@ -207,9 +225,14 @@ def stable_nodes(fn, n, dps):
 
 def main():
     mp.mp.dps = 30
-    only = sys.argv[2:] or ["f1", "f2", "f3", "f4"]
+    only = sys.argv[2:] or ["f1", "f1-pagani", "f2", "f3", "f4"]
     if "f1" in only:
         print("f1", [mp.nstr(stable(f1, n, 50), 20) for n in range(1, 17)])
+    if "f1_check" in only:
+        mp.mp.dps = 25
+        print("f1_check", [mp.nstr(f1_check(n), 20) for n in (1, 2)])
+    if "f1-pagani" in only:
+        print("f1-pagani", [mp.nstr(stable(f1_pagani, n, 50), 20) for n in range(1, 17)])
     if "f2" in only:
         print("f2", [mp.nstr(stable(f2, n, 50), 20) for n in range(1, 17)])
     if "f4" in only:

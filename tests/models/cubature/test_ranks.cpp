@@ -132,6 +132,7 @@ void expect_same(cub::Result const& a, cub::Result const& b, std::string const& 
   EXPECT_EQ(a.status, b.status) << what;
   EXPECT_EQ(a.phase1_iterations, b.phase1_iterations) << what;
   EXPECT_EQ(a.phase2_regions, b.phase2_regions) << what;
+  EXPECT_EQ(a.phase2_evaluations, b.phase2_evaluations) << what;
   EXPECT_EQ(a.phase2_rounds, b.phase2_rounds) << what;
   EXPECT_EQ(a.phase2_budget_limited, b.phase2_budget_limited) << what;
   EXPECT_EQ(a.parked_chunks, b.parked_chunks) << what;
@@ -190,6 +191,13 @@ TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
   ASSERT_GT(alone.phase2_regions, 0);
   ASSERT_GT(alone.phase2_rounds, 1);
   check_ranks<double>(f3, 3, t, o, alone, "f3 3-D paper, phase 2 rounds");
+  // A small Lmax: the split pieces go to phase 2 unevaluated, and each rank evaluates its share.
+  o.max_regions = 64;
+  o.max_evaluations = 5'000'000;
+  auto const pieces = one_rank<double>(f3, 3, t, o);
+  ASSERT_GE(pieces.phase2_regions, 64);
+  ASSERT_GT(pieces.phase2_evaluations, pieces.phase2_regions * pieces.points);
+  check_ranks<double>(f3, 3, t, o, pieces, "f3 3-D paper, pieces handed over");
 }
 
 TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {
