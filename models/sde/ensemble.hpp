@@ -41,8 +41,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "models/sde/detail/sample_statistics.hpp"
 #include "models/sde/correlated_noise.hpp"
+#include "models/sde/detail/sample_statistics.hpp"
 #include "models/sde/ensemble_layout.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/observables.hpp"
