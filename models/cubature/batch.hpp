@@ -15,7 +15,7 @@
 // others; host backends always run them in turn (each integral already uses every thread), and
 // so does a run across several ranks (Options::ranks).
 // Either way result k is exactly what integrate() returns for fs[k] alone: the algorithm does not
-// depend on the instance. Measured on an H200 (perf/results/2026-11-23-h200-kuramoto-cubature-batches, batch/, 256
+// depend on the instance. Measured on an H200 (perf/results/kuramoto-cubature-batches-h200, batch/, 256
 // integrals of 1e5-1e7 evaluations each): 2 streams take 0.89x the time for the smallest
 // (product peak 3-D), 1.03x for the others, and more streams are slower (16: 1.4-1.6x). Device
 // allocations and their release synchronize the whole device (Kokkos 4.6), and every integral

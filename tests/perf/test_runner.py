@@ -402,7 +402,7 @@ class AiyagariPeers(unittest.TestCase):
 class PeerSummary(unittest.TestCase):
     """perf/peer_summary.py on a recorded comparison: the tallies from the per-case statuses, and a
     clear refusal of what it cannot read."""
-    RESULTS = ROOT / "perf/results/2026-11-25-h200x2-campaign/cubature-pagani/results.json"
+    RESULTS = ROOT / "perf/results/two-gpus-h200x2/cubature-pagani/results.json"
 
     def summarize(self, *args):
         return subprocess.run([sys.executable, str(ROOT / "perf/peer_summary.py"), *args], capture_output=True,

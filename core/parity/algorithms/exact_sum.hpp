@@ -22,7 +22,7 @@ namespace parity::algorithms {
 inline constexpr int exact_sum_counters = 5;  // four limbs, then the count of unusable terms
 // std::uint64_t: the type Kokkos' CUDA atomics add with one instruction (red.add.u64). Counters of
 // unsigned long long take a compare-and-swap loop there: each Kuramoto mean-field pass took 3-4x as
-// long on an H200 (perf/results/2026-11-26-h200-one-gpu-4/cas-atomics).
+// long on an H200 (perf/results/one-rank-exact-sums-h200/cas-atomics).
 using ExactSumCounter = std::uint64_t;
 
 // The counters of one term x.

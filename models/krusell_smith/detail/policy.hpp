@@ -13,7 +13,7 @@ namespace kernels {
 // One thread per (state s, k node i, K node j), flat index (s nk + i) nK + j: consecutive threads
 // take consecutive K nodes, the contiguous index of the policy arrays. The 2,672 Euler updates of a
 // first solve at 500 x 50 took 0.55 s on an H200 as a rank-3 MDRangePolicy over (4, nk, nK) and
-// take 0.24 s so (perf/results/2026-11-26-h200-one-gpu-2).
+// take 0.24 s so (perf/results/one-rank-draw-and-policy-h200).
 template <class ExecSpace>
 using Nodes = Kokkos::RangePolicy<ExecSpace>;
 

@@ -170,7 +170,7 @@ Employment<typename ExecSpace::memory_space> generate_employment(ExecSpace const
         // (shared memory) and adding them to the histogram once: with every agent adding to one of
         // 512 global counters, the exact draw took 1.15 ms a period at 10^7 agents on an H200,
         // against 48 us for the independent draw's single pass over the keys; 0.31 ms so
-        // (perf/results/2026-11-26-h200-one-gpu-2).
+        // (perf/results/one-rank-draw-and-policy-h200).
         using Team = Kokkos::TeamPolicy<ExecSpace>;
         using Counts =
             Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -269,7 +269,7 @@ Kokkos::View<long**, Kokkos::LayoutRight, Kokkos::HostSpace> employment_counts(E
   Kokkos::View<long**, Kokkos::LayoutRight, Mem> counts("parity::krusell_smith::employment_counts", T, 5);
   // One team per period, its threads over the words: with one thread reading a whole period's words
   // in turn the accuracy phase took 0.80 s at 10^8 agents on an H200, 0.026 s so
-  // (perf/results/2026-11-26-h200-one-gpu-2). Integer counts: exact in any order.
+  // (perf/results/one-rank-draw-and-policy-h200). Integer counts: exact in any order.
   using Team = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
       "parity::krusell_smith::employment_counts", Team(space, T, Kokkos::AUTO),

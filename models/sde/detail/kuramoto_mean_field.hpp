@@ -15,11 +15,11 @@
 // Launch bounds of the mean-field passes: blocks of 256 threads per multiprocessor (0: none, the
 // compiler's register choice). Measured on an H200 at 2^24 oscillators: float 8
 // (<= 32 registers) takes the SRK2 step from 264 to 228 us (the predictor used 72 registers,
-// 37.5 % occupancy; perf/results/2026-11-23-h200-cubature-hcubature and
-// 2026-11-23-h200-kuramoto-cubature-batches); the corrector takes them too. Double: the noise pass
+// 37.5 % occupancy; perf/results/cubature-hcubature-h200 and
+// kuramoto-cubature-batches-h200); the corrector takes them too. Double: the noise pass
 // at 3 (<= 80 registers, 268 us a predictor against 275-276 us at 96 registers) and the corrector
 // at 4 (<= 64; without a bound it took 68, three blocks per multiprocessor), in
-// perf/results/2026-11-26-h200-one-gpu-4; both passes at 6 or 8 blocks took 14 % or 25 % longer
+// perf/results/one-rank-exact-sums-h200; both passes at 6 or 8 blocks took 14 % or 25 % longer
 // (the 2026-11-23 folders above).
 #ifndef PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS
 #define PARITY_SDE_KURAMOTO_FLOAT_MIN_BLOCKS 8

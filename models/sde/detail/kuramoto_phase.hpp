@@ -92,7 +92,7 @@ struct KuramotoNoise {
   // One unit per thread. Five-point with two units (8 oscillators per thread from one Philox
   // block) was slower on an H200: 340 against 213 us per SRK2 step in float at 2^24, the float
   // passes spilling under their 32-register cap, double at 114-144 registers
-  // (perf/results/2026-11-23-h200-sde-five-point).
+  // (perf/results/sde-five-point-h200).
   static constexpr int per_block = variates_per_unit<Law, Real>;
   std::uint64_t seed;
   int blocks;  // M

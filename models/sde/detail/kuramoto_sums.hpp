@@ -29,7 +29,7 @@ struct SinCosValue {
 // one-wave reduction before the chunks gave each thread: the team's closing reduction leaves the
 // memory idle, and at 2^24 oscillators in float on an H100 the predictor and corrector passes took
 // 155 and 185 us with one unit per thread, 110 and 149 us with two, against 134 and 101 us
-// without chunks (perf/results/2026-11-26-h100-kuramoto-one-rank). The device chunk is rounded so
+// without chunks (perf/results/kuramoto-one-rank-h100). The device chunk is rounded so
 // that the chunks fill whole waves of teams (mean_field_device_chunk_units).
 inline constexpr int mean_field_host_chunk_units = 256;
 inline constexpr int mean_field_device_chunk_units_target = 4096;
@@ -40,7 +40,7 @@ inline constexpr int mean_field_device_team = 256;
 // units (one per thread). Chunks of exactly 4096 units gave 1,024 teams at 2^24 oscillators in
 // float, on 1,056 places of a 132-multiprocessor GPU; with 1,056 chunks the predictor and corrector
 // take 103-107 and 139 us on an H200, as long as the plain reduction's 104-110 and 140-142 us
-// (perf/results/2026-11-26-h200-one-gpu-2). The chunk depends on M and the device only, never on
+// (perf/results/one-rank-draw-and-policy-h200). The chunk depends on M and the device only, never on
 // the rank count, so the sums stay the same for any number of ranks.
 inline int mean_field_device_chunk_units(long units, long wave) {
   wave = std::max(1L, wave);
