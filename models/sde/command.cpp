@@ -25,6 +25,10 @@ namespace parity::sde {
 namespace {
 
 constexpr double paper_josephson_srk2_flops = 79;  // Januszewski & Kostur (2010), appendix
+// Their counts for the Kuramoto programs (SRK2, per oscillator and step, Fig. 5 and appendix):
+// PROG2, all pairs, 44 + 6N; PROG3, mean field through the order parameter (their Eq. 4.2), 66.
+constexpr double paper_kuramoto_all_pairs_flops(double n) { return 44 + 6 * n; }
+constexpr double paper_kuramoto_mean_field_flops = 66;
 // Sums per path of the covariance of (x, v): x, v, x x, x v, v v (SampleTerms, observables.hpp).
 constexpr int sums_with_covariance = 5;
 constexpr char const* noise_law_help =
@@ -505,6 +509,11 @@ class KuramotoCommand final : public cli::Command {
         "Philox integer ops not; per oscillator step";
     add_rates(out, double(k.steps_done) * p.oscillators, "parity::kuramoto::integrate",
               phase_seconds(r, "parity::kuramoto::integrate"), res.flops_per_step, res.bytes_per_step);
+    double const paper_flops = p.coupling == "all-pairs" ? paper_kuramoto_all_pairs_flops(double(p.oscillators))
+                                                         : paper_kuramoto_mean_field_flops;
+    out["flops_per_step_paper"] = p.stepper == "srk2" ? nlohmann::json(paper_flops) : nlohmann::json(nullptr);
+    if (p.stepper == "srk2" && out.contains("steps_per_second"))
+      out["gflops_paper_count"] = out["steps_per_second"].get<double>() * paper_flops * 1e-9;
     set_order_parameter_status(r, k);
     if (context.output) write_order_parameter(*context.output, k, t);
     return r;

@@ -234,6 +234,9 @@ class SdeCli(CliTestCase):
         self.assertLess(abs(res["r_mean_second_half"] - res["r_theory"]), 0.06)
         self.assertEqual(sum(res["histogram_final"]), 1024)
         self.assertIn("flops_per_step", res)
+        # Januszewski & Kostur's count for the mean field (PROG3): 66 per oscillator and step.
+        self.assertEqual(res["flops_per_step_paper"], 66)
+        self.assertAlmostEqual(res["gflops_paper_count"], res["steps_per_second"] * 66e-9, delta=1e-12)
 
     def test_five_point_noise_law(self):
         # The weak noise is chosen by name, reported, and counted (no Box-Muller in the FLOP count).
@@ -289,6 +292,7 @@ class SdeCli(CliTestCase):
                     docs.append(json.load(f)["results"])
         self.assertEqual(docs[0]["column_splits"], 1)
         self.assertEqual(docs[1]["column_splits"], 2)
+        self.assertEqual(docs[0]["flops_per_step_paper"], 44 + 6 * 512)  # PROG2: 44 + 6N
         self.assertAlmostEqual(docs[0]["r_final"], docs[1]["r_final"], places=10)
 
 
