@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Writes each C++ block of a Markdown page to OUTDIR/<name>.inc, for tests/docs/test_doc_snippets.cpp
-to compile:  extract_snippets.py PAGE.md OUTDIR
+"""Writes each C++ block of Markdown pages to OUTDIR/<name>.inc, for tests/docs/test_doc_snippets.cpp
+to compile:  extract_snippets.py OUTDIR PAGE.md...
 
 Every ```cpp block must follow a line `<!-- snippet: name -->` (name: letters, digits, _); a block
-without one, or a name used twice, is an error (exit 1), so no C++ in the page goes uncompiled."""
+without one, or a name used twice in the pages, is an error (exit 1), so no C++ in the pages goes
+uncompiled."""
 import pathlib
 import re
 import sys
 
 
-def snippets(text):
-    """[(name, code, line)] of the page's ```cpp blocks; raises ValueError on an unnamed block."""
+def snippets(text, seen):
+    """[(name, code, line)] of the page's ```cpp blocks; raises ValueError on an unnamed block or a
+    name in `seen` (the names found so far, which it extends)."""
     lines = text.splitlines()
-    out, seen = [], set()
+    out = []
     i = 0
     while i < len(lines):
         if lines[i].strip() == "```cpp":
@@ -36,19 +38,21 @@ def snippets(text):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    page, outdir = pathlib.Path(argv[1]), pathlib.Path(argv[2])
-    try:
-        found = snippets(page.read_text())
-    except ValueError as e:
-        print(f"{page}: {e}", file=sys.stderr)
-        return 1
+    outdir, pages = pathlib.Path(argv[1]), [pathlib.Path(p) for p in argv[2:]]
+    found, seen = [], set()
+    for page in pages:
+        try:
+            found += [(page, *snippet) for snippet in snippets(page.read_text(), seen)]
+        except ValueError as e:
+            print(f"{page}: {e}", file=sys.stderr)
+            return 1
     outdir.mkdir(parents=True, exist_ok=True)
-    for name, code, line in found:
+    for page, name, code, line in found:
         target = outdir / f"{name}.inc"
-        text = f"// {page.name}, line {line}\n{code}"
+        text = f"// {page.parent.name}/{page.name}, line {line}\n{code}"
         if not target.exists() or target.read_text() != text:  # unchanged files keep their time stamps
             target.write_text(text)
     return 0

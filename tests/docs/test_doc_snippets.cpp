@@ -1,4 +1,4 @@
-// The C++ blocks of docs/library.md, compiled: tests/docs/extract_snippets.py writes each named
+// The C++ blocks of docs/library.md and docs/api/*.md, compiled: tests/docs/extract_snippets.py writes each named
 // block (`<!-- snippet: name -->` before it) to doc_snippets/<name>.inc at configure time, and
 // this file includes each one where the names it uses are declared, so a documented call that no
 // longer compiles fails the build. The cheap ones also run and are checked.
