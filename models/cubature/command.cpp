@@ -232,8 +232,8 @@ class Command final : public cli::Command {
     sub.add_option("--method", method_,
                    "deterministic (the two-phase adaptive rules, up to 16 dimensions), vegas (VEGAS+ Monte Carlo: "
                    "adaptive map and stratified sampling, up to 32 dimensions, one rank) or auto (vegas above 16 "
-                   "dimensions, and from 8 at --rel-tol 1e-4 or looser unless the integrand oscillates; "
-                   "deterministic otherwise; the report says which and why)")
+                   "dimensions, from 12, and from 8 at --rel-tol 1e-4 or looser, unless the integrand oscillates "
+                   "(oscillatory, f2..f5); deterministic otherwise; the report says which and why)")
         ->check(CLI::IsMember({"deterministic", "vegas", "auto"}))
         ->capture_default_str();
     sub.add_option("--integrand", params_.integrand,

@@ -256,12 +256,14 @@ class CubatureCli(CliTestCase):
         vegas_budget = ("--evals-per-iteration", "2e4", "--max-evals", "4e5")
         for args, method, reason in (
                 (("--integrand", "gaussian", "--dim", "20", "--a", "2", *vegas_budget), "vegas", "above"),
+                (("--integrand", "product_peak", "--dim", "12", "--rel-tol", "1e-6", *vegas_budget), "vegas",
+                 "12 or more"),
                 (("--integrand", "c0", "--dim", "8", "--rel-tol", "1e-3", *vegas_budget), "vegas", "1e-4 or looser"),
                 (("--integrand", "product_peak", "--dim", "4", "--rel-tol", "1e-3"), "deterministic", "below 8"),
-                (("--integrand", "oscillatory", "--dim", "8", "--rel-tol", "1e-3", "--max-evals", "3e6"),
+                (("--integrand", "oscillatory", "--dim", "12", "--rel-tol", "1e-3", "--max-evals", "3e6"),
                  "deterministic", "oscillating"),
                 (("--integrand", "gaussian", "--dim", "8", "--rel-tol", "1e-6", "--max-evals", "1e6"),
-                 "deterministic", "below 1e-4")):
+                 "deterministic", "below 12) at a relative tolerance below 1e-4")):
             r_auto, auto = self.report("--method", "auto", *args)
             r_named, named = self.report("--method", method, *args)
             self.assertIn(r_auto.returncode, (0, 3), r_auto.stderr)
