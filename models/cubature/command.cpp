@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/cubature/entry.hpp"
+#include "models/cubature/method_choice.hpp"
 #include "models/cubature/params.hpp"
 #include "parity/cli/numbers.hpp"
 #include "parity/cli/option_names.hpp"
@@ -229,9 +230,11 @@ class Command final : public cli::Command {
   void add_options(CLI::App& sub) override {
     app_ = &sub;
     sub.add_option("--method", method_,
-                   "deterministic (the two-phase adaptive rules, up to 16 dimensions) or vegas (VEGAS+ Monte Carlo: "
-                   "adaptive map and stratified sampling, up to 32 dimensions, one rank)")
-        ->check(CLI::IsMember({"deterministic", "vegas"}))
+                   "deterministic (the two-phase adaptive rules, up to 16 dimensions), vegas (VEGAS+ Monte Carlo: "
+                   "adaptive map and stratified sampling, up to 32 dimensions, one rank) or auto (vegas above 16 "
+                   "dimensions, from 12, and from 8 at --rel-tol 1e-4 or looser, unless the integrand oscillates "
+                   "(oscillatory, f2..f5); deterministic otherwise; the report says which and why)")
+        ->check(CLI::IsMember({"deterministic", "vegas", "auto"}))
         ->capture_default_str();
     sub.add_option("--integrand", params_.integrand,
                    "Genz family: oscillatory, product_peak, corner_peak, gaussian, c0, discontinuous; or the "
@@ -347,6 +350,24 @@ class Command final : public cli::Command {
 
   report::RunReport execute(cli::Context& context) override {
     if (method_ == "vegas") return execute_vegas(context);
+    if (method_ == "deterministic") return execute_deterministic(context);
+    // auto: decided on the tolerance as given, or as the deterministic method's default; a
+    // chosen vegas without --rel-tol then takes its own default, as --method vegas does.
+    double const tolerance = rel_tol_option_->count() > 0          ? params_.tolerances.relative
+                             : context.precision == Precision::f32 ? float_rel_tol
+                                                                   : double_rel_tol;
+    auto const family = parse_family(params_.integrand);
+    // An unknown integrand goes to the deterministic path, whose checks name it.
+    MethodChoice const choice = family ? choose_method(*family, params_.dim, tolerance)
+                                       : MethodChoice{Method::deterministic, "unknown integrand"};
+    context.progress.message(fmt::format("cubature --method auto: {} ({})", to_string(choice.method), choice.reason));
+    report::RunReport r = choice.method == Method::vegas ? execute_vegas(context) : execute_deterministic(context);
+    r.parameters["method_requested"] = "auto";
+    r.results["method_reason"] = choice.reason;
+    return r;
+  }
+
+  report::RunReport execute_deterministic(cli::Context& context) {
     for (auto const* option : vegas_only_)
       require(option->count() == 0, option->get_name() + " applies to --method vegas only");
     auto& o = params_.options;

@@ -242,6 +242,43 @@ class CubatureCli(CliTestCase):
             self.assert_bad_input(parity("cubature", option, value, "--quiet"),
                                   option + " applies to --method vegas only")
 
+    def report(self, *args):
+        """Runs cubature with a JSON report; returns (exit code, report)."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = parity("cubature", "--threads", "2", "--json", path, "--quiet", *args)
+            doc = json.loads(Path(path).read_text()) if os.path.exists(path) else None
+        return r, doc
+
+    def test_auto_method_follows_the_rule(self):
+        # Each clause of the rule (docs/models/cubature.md): the method auto picks, its reason, and
+        # the very results of that method asked for by name.
+        vegas_budget = ("--evals-per-iteration", "2e4", "--max-evals", "4e5")
+        for args, method, reason in (
+                (("--integrand", "gaussian", "--dim", "20", "--a", "2", *vegas_budget), "vegas", "above"),
+                (("--integrand", "product_peak", "--dim", "12", "--rel-tol", "1e-6", *vegas_budget), "vegas",
+                 "12 or more"),
+                (("--integrand", "c0", "--dim", "8", "--rel-tol", "1e-3", *vegas_budget), "vegas", "1e-4 or looser"),
+                (("--integrand", "product_peak", "--dim", "4", "--rel-tol", "1e-3"), "deterministic", "below 8"),
+                (("--integrand", "oscillatory", "--dim", "12", "--rel-tol", "1e-3", "--max-evals", "3e6"),
+                 "deterministic", "oscillating"),
+                (("--integrand", "gaussian", "--dim", "8", "--rel-tol", "1e-6", "--max-evals", "1e6"),
+                 "deterministic", "below 12) at a relative tolerance below 1e-4")):
+            r_auto, auto = self.report("--method", "auto", *args)
+            r_named, named = self.report("--method", method, *args)
+            self.assertIn(r_auto.returncode, (0, 3), r_auto.stderr)
+            self.assertEqual(r_auto.returncode, r_named.returncode, args)
+            self.assertEqual(auto["parameters"]["method_requested"], "auto")
+            self.assertEqual(auto["results"]["method"], method, args)
+            self.assertIn(reason, auto["results"]["method_reason"])
+            self.assertNotIn("method_reason", named["results"])
+            del auto["results"]["method_reason"]
+            self.assertEqual(auto["results"], named["results"], args)
+        # Without --rel-tol a chosen vegas takes its own default, as --method vegas does.
+        _, auto = self.report("--method", "auto", "--integrand", "gaussian", "--dim", "17", *vegas_budget)
+        self.assertEqual(auto["results"]["method"], "vegas")
+        self.assertEqual(auto["parameters"]["rel_tol"], 1e-3)
+
     def test_paper_integrands(self):
         # f5 integrates to n/2 exactly; f3 has a reference for n <= 4 only (the report says null).
         with tempfile.TemporaryDirectory() as d:
