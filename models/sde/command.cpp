@@ -51,8 +51,10 @@ cli::OptionNames const kuramoto_options = {
 // layout) and `extra` device bytes of the system; on the host the copies of the moments and
 // histogram (results, arrays, report) and, on several ranks, the chunk sums gathered.
 void require_ensemble_memory(cli::Context const& context, long paths, long samples, long points, int dim, int bins,
-                             double extra, std::string const& what, int terms = 0, double kept = 0) {
+                             double extra, std::string const& what, int terms = 0, double kept = 0,
+                             int density_bins = 0) {
   EnsembleShape shape;
+  shape.density_bins = density_bins;
   shape.terms = terms;
   shape.kept = kept;
   shape.points = points;
@@ -67,7 +69,8 @@ void require_ensemble_memory(cli::Context const& context, long paths, long sampl
   double const device = ensemble_device_bytes(shape) + extra;
   double const chunk_sums = shape.ranks > 1 ? 2.0 * double(points) * moment_chunks(paths) * 2 * dim * 8 : 0.0;
   double const host = double(samples) * double(points) * (2 * dim + terms) * 8 * 3 + double(points) * bins * 4 +
-                      chunk_sums + double(points) * kept * 8 * 3;
+                      chunk_sums + double(points) * kept * 8 * 3 +
+                      (density_bins > 0 ? double(samples) * double(points) * (density_bins + 2) * 8.0 * 2 : 0.0);
   cli::require_memory(context, device, host, what);
 }
 
@@ -247,11 +250,10 @@ class JosephsonCommand final : public cli::Command {
       double const steps = double(p.periods) * p.steps_per_period;
       long const samples = (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every;
       double const drive_table = double(p.steps_per_period) * (context.precision == Precision::f32 ? 4 : 8);
-      double const density = double(samples) * points * (p.density_bins > 0 ? p.density_bins + 2 : 0) * 4;
-      require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table + density,
+      require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table,
                               fmt::format("josephson with --paths {} x {} sweep points", p.paths, points),
                               p.covariance ? sums_with_covariance : 0,
-                              2.0 * p.terminal_states + 2.0 * double(samples) * p.trajectories);
+                              2.0 * p.terminal_states + 2.0 * double(samples) * p.trajectories, p.density_bins);
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
         cli::warn(
