@@ -220,27 +220,26 @@ class JosephsonCommand final : public cli::Command {
     validate(p, josephson_options);
     report::RunReport r;
     r.model = "josephson";
-    r.parameters = {
-        {"gamma", p.gamma},
-        {"a", p.a},
-        {"omega", p.omega},
-        {"D", p.D},
-        {"f", p.f},
-        {"steps_per_period", p.steps_per_period},
-        {"periods", p.periods},
-        {"transient_periods", p.transient_periods},
-        {"paths", p.paths},
-        {"sample_every", p.sample_every},
-        {"bins", p.bins},
-        {"seed", p.seed},
-        {"stepper", p.stepper},
-        {"noise_law", p.noise_law},
-        {"covariance", p.covariance},
-        {"terminal_states", p.terminal_states},
-        {"trajectories", p.trajectories},
-        {"density_range", p.density_bins > 0 ? nlohmann::json{p.density_lo, p.density_hi} : nlohmann::json()},
-        {"density_bins", p.density_bins},
-        {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
+    r.parameters = {{"gamma", p.gamma},
+                    {"a", p.a},
+                    {"omega", p.omega},
+                    {"D", p.D},
+                    {"f", p.f},
+                    {"steps_per_period", p.steps_per_period},
+                    {"periods", p.periods},
+                    {"transient_periods", p.transient_periods},
+                    {"paths", p.paths},
+                    {"sample_every", p.sample_every},
+                    {"bins", p.bins},
+                    {"seed", p.seed},
+                    {"stepper", p.stepper},
+                    {"noise_law", p.noise_law},
+                    {"covariance", p.covariance},
+                    {"terminal_states", p.terminal_states},
+                    {"trajectories", p.trajectories},
+                    {"density_bins", p.density_bins},
+                    {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
+    if (p.density_bins > 0) r.parameters["density_range"] = {p.density_lo, p.density_hi};
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
     r.parameters["sweeps"] = sweeps;
