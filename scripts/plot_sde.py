@@ -8,7 +8,10 @@
 
 josephson: <<v>> against the swept parameter with its statistical error (a map for a 2-D sweep;
 without a sweep, the ensemble mean of v over time with the asymptotic <<v>> and its error band),
-and the histogram of x mod 1 at the end, labelled with the sweep values.
+and the histogram of x mod 1 at the end, labelled with the sweep values. With density.npy
+(--density-range) or trajectories.npy (--trajectories), a second row as in Januszewski & Kostur's
+Figure 2, for the middle sweep point: the density of the unwrapped x over time as an image (t
+across, x up) under the kept trajectories x(t), and the density at the end.
 kuramoto: r(t) with the N -> infinity stationary value where the model has one (identical
 oscillators: r = I1(K r / D) / I0(K r / D), from the report's K and D), and the phase density
 P(x, t) at a few times, with the stationary density exp((K r / D) cos(x - psi)) at the end.
@@ -58,7 +61,12 @@ def josephson(out, png):
     shape = v.shape if swept else ()
     axes = sweep_axes(out, shape) if swept else []
     pc.expect_shape(out, "histogram", hist, tuple(shape) + (xb.size,))
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    over_time = out.has("density") or out.has("trajectories")
+    if over_time:
+        fig, ((a1, a2), (a3, a4)) = plt.subplots(2, 2, figsize=(11, 8.4))
+        josephson_over_time(out, axes, a3, a4)
+    else:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     if not axes:
         # One parameter point: the mean position drifts with slope <<v>> (x is unwrapped; v itself
         # is sampled at one phase of the drive, which says little about its time average).
@@ -112,6 +120,59 @@ def josephson(out, png):
     fig.savefig(png, dpi=110)
     plt.close(fig)
     return f"<<v>> in [{np.nanmin(v):.4g}, {np.nanmax(v):.4g}] over {v.size} parameter point(s)"
+
+
+def josephson_over_time(out, axes, a3, a4):
+    """Januszewski & Kostur's Figure 2 for the middle sweep point: on a3 the density of the
+    unwrapped x over time (an image, t across, x up) under the kept trajectories (black), on a4
+    the density at the last sample."""
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    t = out.load("t")
+    points = int(np.prod([v.size for _, v in axes])) if axes else 1
+    p = points // 2
+    index = np.unravel_index(p, tuple(v.size for _, v in axes)) if axes else ()
+    label = ", ".join(f"{n} = {v[i]:.4g}" for (n, v), i in zip(axes, index))
+    suffix = f" ({label})" if label else ""
+    a4.axis("off")
+    if out.has("density"):
+        d, edges = out.load("density"), out.load("density_edges")
+        pc.expect_shape(out, "density", d, (t.size, points, edges.size - 1))
+        counts = d[:, p, :].astype(float)
+        n = counts.sum(axis=1, keepdims=True)
+        if out.has("density_outside"):
+            o = out.load("density_outside")
+            pc.expect_shape(out, "density_outside", o, (t.size, points, 2))
+            n = n + o[:, p, :].sum(axis=1, keepdims=True)
+            lost = int(o[:, p, :].sum(axis=1).max())
+            if lost > 0:
+                a3.text(0.02, 0.96, f"up to {lost} paths outside the range", transform=a3.transAxes, fontsize=8,
+                        va="top")
+        dens = counts / np.maximum(n, 1) / np.diff(edges)  # per unit of x, over all paths
+        dt = t[1] - t[0] if t.size > 1 else t[0]
+        # A log scale: the ensemble starts in one period and spreads over many.
+        shown = np.ma.masked_less_equal(dens.T, 0)
+        im = a3.imshow(shown, origin="lower", aspect="auto", cmap="viridis", interpolation="nearest",
+                       norm=LogNorm() if shown.count() else None,
+                       extent=(t[0] - dt / 2, t[-1] + dt / 2, edges[0], edges[-1]))
+        a3.figure.colorbar(im, ax=a3, label="P(x, t)")
+        used = np.nonzero(counts.sum(axis=0))[0]
+        if used.size:  # the populated part of the range, with a margin
+            lo, hi = edges[used[0]], edges[used[-1] + 1]
+            a3.set_ylim(max(edges[0], lo - 0.05 * (hi - lo)), min(edges[-1], hi + 0.05 * (hi - lo)))
+        a4.axis("on")
+        a4.stairs(dens[-1], edges, fill=True, alpha=0.6)
+        if used.size:
+            a4.set_xlim(*a3.get_ylim())
+        a4.set(xlabel="x (unwrapped)", ylabel="P(x, t)", title=f"density at t = {t[-1]:.4g}")
+    if out.has("trajectories"):
+        tr = out.load("trajectories")
+        if tr.ndim != 3 or tr.shape[:2] != (t.size, points):
+            raise pc.PlotError(f"{out.name}: trajectories has shape {tr.shape}, expected ({t.size}, {points}, N) "
+                               "(files from different runs?)")
+        a3.plot(t, tr[:, p, :], color="k", lw=0.7)
+    a3.set(xlabel="t", ylabel="x (unwrapped)", title="position over time" + suffix)
 
 
 def bessel_i(n, z):

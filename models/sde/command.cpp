@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -50,8 +51,10 @@ cli::OptionNames const kuramoto_options = {
 // layout) and `extra` device bytes of the system; on the host the copies of the moments and
 // histogram (results, arrays, report) and, on several ranks, the chunk sums gathered.
 void require_ensemble_memory(cli::Context const& context, long paths, long samples, long points, int dim, int bins,
-                             double extra, std::string const& what, int terms = 0, double kept = 0) {
+                             double extra, std::string const& what, int terms = 0, double kept = 0,
+                             int density_bins = 0) {
   EnsembleShape shape;
+  shape.density_bins = density_bins;
   shape.terms = terms;
   shape.kept = kept;
   shape.points = points;
@@ -66,7 +69,8 @@ void require_ensemble_memory(cli::Context const& context, long paths, long sampl
   double const device = ensemble_device_bytes(shape) + extra;
   double const chunk_sums = shape.ranks > 1 ? 2.0 * double(points) * moment_chunks(paths) * 2 * dim * 8 : 0.0;
   double const host = double(samples) * double(points) * (2 * dim + terms) * 8 * 3 + double(points) * bins * 4 +
-                      chunk_sums + double(points) * kept * 8 * 3;
+                      chunk_sums + double(points) * kept * 8 * 3 +
+                      (density_bins > 0 ? double(samples) * double(points) * (density_bins + 2) * 8.0 * 2 : 0.0);
   cli::require_memory(context, device, host, what);
 }
 
@@ -146,6 +150,18 @@ class JosephsonCommand final : public cli::Command {
                    "terminal_states.npy in the --output folder")
         ->transform(cli::count<int>(0))
         ->capture_default_str();
+    sub.add_option("--trajectories", p_.trajectories,
+                   "Write the unwrapped x of the first N paths of each sweep point at every sample to "
+                   "trajectories.npy in the --output folder")
+        ->transform(cli::count<int>(0))
+        ->capture_default_str();
+    density_range_ = sub.add_option("--density-range", density_text_,
+                                    "XMIN,XMAX: write density.npy, the histogram of the unwrapped x over "
+                                    "[XMIN, XMAX) (periods of the potential) at every sample, to the --output "
+                                    "folder (off by default)");
+    density_bins_ = sub.add_option("--density-bins", p_.density_bins,
+                                   "Bins of --density-range (default: one per period, XMAX - XMIN)")
+                        ->transform(cli::count<int>(1, 100000));
   }
 
   report::RunReport execute(cli::Context& context) override {
@@ -162,6 +178,9 @@ class JosephsonCommand final : public cli::Command {
     require_noise(noise_law_, p_.D > 0 || swept_noise, "--noise (-D) is 0");
     require(p_.terminal_states == 0 || context.output != nullptr,
             "--terminal-states writes terminal_states.npy into the --output folder: give one");
+    parse_density();
+    require((p_.trajectories == 0 && p_.density_bins == 0) || context.output != nullptr,
+            "--trajectories and --density-range write .npy files into the --output folder: give one");
     p_.covariance = !no_covariance_;
     return solve_and_report(p_, context);
   }
@@ -217,7 +236,10 @@ class JosephsonCommand final : public cli::Command {
                     {"noise_law", p.noise_law},
                     {"covariance", p.covariance},
                     {"terminal_states", p.terminal_states},
+                    {"trajectories", p.trajectories},
+                    {"density_bins", p.density_bins},
                     {"initial_conditions", "x uniform in [0,1), v uniform in [-2,2)"}};
+    if (p.density_bins > 0) r.parameters["density_range"] = {p.density_lo, p.density_hi};
     nlohmann::json sweeps = nlohmann::json::array();
     for (auto const& s : p.sweeps) sweeps.push_back({{"name", s.name}, {"lo", s.lo}, {"hi", s.hi}, {"n", s.n}});
     r.parameters["sweeps"] = sweeps;
@@ -229,7 +251,8 @@ class JosephsonCommand final : public cli::Command {
       double const drive_table = double(p.steps_per_period) * (context.precision == Precision::f32 ? 4 : 8);
       require_ensemble_memory(context, p.paths, samples, long(points), 2, p.bins, drive_table,
                               fmt::format("josephson with --paths {} x {} sweep points", p.paths, points),
-                              p.covariance ? sums_with_covariance : 0, 2.0 * p.terminal_states);
+                              p.covariance ? sums_with_covariance : 0,
+                              2.0 * p.terminal_states + 2.0 * double(samples) * p.trajectories, p.density_bins);
       double const path_steps = points * p.paths * steps;
       if (path_steps > 1e14)
         cli::warn(
@@ -308,6 +331,36 @@ class JosephsonCommand final : public cli::Command {
     return r;
   }
 
+  // --density-range XMIN,XMAX (and --density-bins) into p_; bins 0 (off) without a range.
+  void parse_density() {
+    p_.density_lo = p_.density_hi = 0;
+    if (density_range_->count() == 0) {
+      require(density_bins_->count() == 0, "--density-bins needs --density-range XMIN,XMAX");
+      p_.density_bins = 0;
+      return;
+    }
+    std::string const& t = density_text_;
+    auto const comma = t.find(',');
+    char* end = nullptr;
+    bool ok = comma != std::string::npos && comma > 0;
+    if (ok) {
+      std::string const lo = t.substr(0, comma), hi = t.substr(comma + 1);
+      p_.density_lo = std::strtod(lo.c_str(), &end);
+      ok = *end == '\0';
+      p_.density_hi = std::strtod(hi.c_str(), &end);
+      ok = ok && !hi.empty() && *end == '\0';
+    }
+    ok = ok && std::isfinite(p_.density_lo) && std::isfinite(p_.density_hi) && p_.density_lo < p_.density_hi;
+    require(ok, fmt::format("--density-range {}: expected XMIN,XMAX (periods of the potential) with XMIN < XMAX", t));
+    if (density_bins_->count() == 0) {
+      double const width = p_.density_hi - p_.density_lo;
+      require(
+          width == std::round(width) && width <= 100000,
+          fmt::format("--density-range {}: not a whole number of periods (at most 100000); give --density-bins", t));
+      p_.density_bins = int(width);
+    }
+  }
+
   static void write_arrays(report::OutputFolder& out, JosephsonResult const& res, bool error_defined) {
     auto const& e = res.ensemble;
     int const P = e.params, dim = e.dim, S = e.samples;
@@ -346,6 +399,19 @@ class JosephsonCommand final : public cli::Command {
     }
     if (e.terminal_paths > 0)
       out.npy("terminal_states", e.terminal_states, with(pshape, {std::size_t(e.terminal_paths), std::size_t(dim)}));
+    if (!e.trajectories.empty()) {
+      std::vector<double> tx(e.trajectories.size() / dim);
+      for (std::size_t i = 0; i < tx.size(); ++i) tx[i] = e.trajectories[i * dim];
+      out.npy("trajectories", tx, {std::size_t(S), std::size_t(P), std::size_t(e.trajectory_paths)});
+    }
+    if (e.density_bins > 0) {
+      int const B = e.density_bins;
+      std::vector<double> edges(B + 1);
+      for (int b = 0; b <= B; ++b) edges[b] = e.density_lo + (e.density_hi - e.density_lo) * b / B;
+      out.npy("density", std::span<const std::int32_t>(e.density), {std::size_t(S), std::size_t(P), std::size_t(B)});
+      out.npy("density_outside", std::span<const std::int32_t>(e.density_outside), {std::size_t(S), std::size_t(P), 2});
+      out.npy("density_edges", edges, {edges.size()});
+    }
     std::vector<double> centers(e.bins);
     for (int b = 0; b < e.bins; ++b) centers[b] = (b + 0.5) / e.bins;
     out.npy("x_bins", centers, {centers.size()});
@@ -355,6 +421,9 @@ class JosephsonCommand final : public cli::Command {
   JosephsonParams p_;
   CLI::Option* noise_law_ = nullptr;
   bool no_covariance_ = false;
+  CLI::Option* density_range_ = nullptr;
+  CLI::Option* density_bins_ = nullptr;
+  std::string density_text_;
   std::vector<std::string> sweep_text_;
   std::map<std::string, CLI::Option*> fixed_;  // the options a --sweep of that name replaces
 };

@@ -43,6 +43,7 @@
 
 #include "models/sde/correlated_noise.hpp"
 #include "models/sde/detail/sample_statistics.hpp"
+#include "models/sde/detail/unwrapped_density.hpp"
 #include "models/sde/ensemble_layout.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/observables.hpp"
@@ -123,6 +124,9 @@ struct EnsembleConfig {
   // trajectories paths at every sample.
   bool covariance = true;
   int terminal_states = 0, trajectories = 0;
+  // Histogram of the unwrapped wrapped component at every sample (detail/unwrapped_density.hpp);
+  // bins = 0: none.
+  DensityRange density;
   // Correlation of the Wiener processes, noise_dim x noise_dim row-major (correlated_noise.hpp);
   // empty: independent.
   std::vector<double> correlation;
@@ -404,6 +408,9 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
           "sde::integrate: the system has no set(field, value), so it cannot be swept");
   require(cfg.terminal_states >= 0 && cfg.trajectories >= 0,
           "sde::integrate: terminal_states and trajectories count paths per sweep point, at least 0");
+  require(
+      cfg.density.bins == 0 || (wrapped_of<System>() >= 0 && cfg.density.bins > 0 && cfg.density.lo < cfg.density.hi),
+      "sde::integrate: a density needs a wrapped component, bins > 0 and lo < hi");
   int const P = sweep.size(), paths = cfg.paths, total = P * paths;
   // This rank's chunks [u0, u1) of the P * chunks (see the top of this file) and so its paths
   // [g0, g0 + local); ensemble_device_bytes (ensemble_layout.hpp) counts what is allocated below.
@@ -470,6 +477,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
 
   detail::SampleStatistics<ExecSpace, System> statistics(space, layout, P, paths, samples, cfg.covariance,
                                                          cfg.terminal_states, cfg.trajectories, cfg.ranks);
+  detail::UnwrappedDensity<ExecSpace> density(space, cfg.density, P, paths, samples, cfg.ranks);
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + label + "::initialize");
     detail::initialize_states(space, system, sweep, paths, cfg.seed, g0, x, wind);
@@ -512,6 +520,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       r.sample_steps.push_back(step);
       sums(value, Kokkos::subview(moments, s, Kokkos::ALL, Kokkos::ALL));
       statistics.sample(s, step, value, x, system, sweep);
+      if constexpr (wrapped_of<System>() >= 0) density.sample(s, x, wind, wrapped_of<System>(), double(period), g0);
       if (clock.seconds() - last_report >= 0.5 || s + 1 == samples) {
         space.fence("parity::sde::progress");
         last_report = clock.seconds();
@@ -554,6 +563,7 @@ EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep con
       }
   }
   statistics.finish(value, r);
+  density.finish(r);
   // Histogram of the wrapped component (mod period) at the end.
   if constexpr (wrapped_of<System>() >= 0) {
     if (r.bins > 0) {

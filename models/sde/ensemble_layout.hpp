@@ -48,13 +48,15 @@ struct EnsembleShape {
   int histogram_copies = 1;
   int terms = 0;  // sums per path of the sample statistics (observables.hpp); 0: none
   double kept = 0;  // kept state values per point (terminal and trajectory states times dim)
+  int density_bins = 0;  // bins of the unwrapped density (detail/unwrapped_density.hpp); 0: none
 };
 
 // Bytes integrate() (ensemble.hpp) allocates in the execution space's memory on the rank with the
 // most chunks: per path the state (dim reals), the winding count (int) and the time sums (dim
 // doubles); the moment samples (samples x points x 2 dim doubles); this rank's chunk sums and, on
 // several ranks, all ranks' ones (2 dim doubles a chunk); the time-average sums and the histogram;
-// the sample statistics' sums and kept states (detail/sample_statistics.hpp).
+// the sample statistics' sums and kept states (detail/sample_statistics.hpp); the density's counts
+// (bins, under- and overflow per sample and point).
 constexpr double ensemble_device_bytes(EnsembleShape const& s) {
   double most = 0;
   for (int rank = 0; rank < s.ranks; ++rank) {
@@ -70,6 +72,7 @@ constexpr double ensemble_device_bytes(EnsembleShape const& s) {
     double const terms = 8.0 * s.terms;
     bytes += double(l.u1 - l.u0) * 33 * terms + (s.ranks > 1 ? double(l.units) * terms : 0.0);
     bytes += double(s.points) * (32 + double(s.samples)) * terms + double(s.points) * s.kept * 8;
+    if (s.density_bins > 0) bytes += double(s.samples) * double(s.points) * (s.density_bins + 2) * 4.0;
     most = std::max(most, bytes);
   }
   return most;

@@ -1,5 +1,6 @@
 #include "models/sde/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -26,6 +27,14 @@ void validate(JosephsonParams const& p, ParameterName const& name) {
   require(p.bins >= 1 && p.bins <= 100000, n("bins") + " must be in [1, 100000]");
   require(p.terminal_states >= 0 && p.terminal_states <= p.paths,
           n("terminal_states") + " must be in [0, " + n("paths") + "]");
+  require(p.trajectories >= 0 && p.trajectories <= p.paths, n("trajectories") + " must be in [0, " + n("paths") + "]");
+  require(p.density_bins >= 0 && p.density_bins <= 100000, n("density_bins") + " must be in [0, 100000]");
+  require(p.density_bins == 0 || (std::isfinite(p.density_lo) && std::isfinite(p.density_hi) &&
+                                  p.density_lo < p.density_hi && p.density_hi - p.density_lo <= 1e9),
+          n("density_range") + " must be XMIN,XMAX (periods) with XMIN < XMAX");
+  require(
+      (p.periods * p.steps_per_period + p.sample_every - 1) / p.sample_every <= 10000000L / std::max(1, p.density_bins),
+      "too many samples * " + n("density_bins") + " to record; raise " + n("sample_every"));
   require(p.stepper == "srk2" || p.stepper == "euler" || p.stepper == "milstein" || p.stepper == "weak2",
           n("stepper") + " must be srk2, euler, milstein or weak2");
   require(p.noise_law == "gaussian" || p.noise_law == "five-point", n("noise_law") + " must be gaussian or five-point");

@@ -27,6 +27,11 @@ struct JosephsonParams {
   std::vector<SweepSpec> sweeps;  // at most two of a, f, D, gamma
   bool covariance = true;  // covariance of x and v and standard errors at each sample
   int terminal_states = 0;  // final (x, v) of the first this many paths of each point
+  int trajectories = 0;  // unwrapped x of the first this many paths of each point at every sample
+  // Density of the unwrapped x at every sample over [density_lo, density_hi) periods in
+  // density_bins bins (0: off).
+  double density_lo = 0, density_hi = 0;
+  int density_bins = 0;
 };
 
 // Throws InvalidInput naming the parameter through `name`: by default the field (`D must be ...`);

@@ -28,6 +28,11 @@ struct EnsembleResult {
   // components unwrapped: at the end [P][terminal_paths][dim], at every sample [S][P][n][dim].
   int terminal_paths = 0, trajectory_paths = 0;
   std::vector<double> terminal_states, trajectories;
+  // With EnsembleConfig::density: counts of the unwrapped wrapped component over [density_lo,
+  // density_hi) periods in density_bins bins, [S][P][bins], and the paths below and above, [S][P][2].
+  int density_bins = 0;
+  double density_lo = 0, density_hi = 0;
+  std::vector<std::int32_t> density, density_outside;
 };
 
 struct KuramotoResult {

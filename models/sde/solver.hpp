@@ -124,6 +124,8 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.noise = noise_law(p.noise_law);
   cfg.covariance = p.covariance;
   cfg.terminal_states = p.terminal_states;
+  cfg.trajectories = p.trajectories;
+  cfg.density = {p.density_lo, p.density_hi, p.density_bins};
   cfg.ranks = ranks;
   r.ensemble = integrate(space, sys, sweep, cfg, progress, times, "josephson");
   r.dt = cfg.dt;

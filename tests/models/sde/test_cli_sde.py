@@ -222,6 +222,43 @@ class SdeCli(CliTestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("--terminal-states must be in [0, --paths]", r.stderr)
 
+    def test_josephson_density_and_trajectories(self):
+        def shape(d, name):
+            with open(os.path.join(d, name + ".npy"), "rb") as f:
+                return re.search(r"'shape': \(([^)]*)\)", f.read(128).decode("latin1")).group(1)
+        with tempfile.TemporaryDirectory() as d:
+            # 20 periods x 100 steps, sampled every 100: 20 samples; 2 sweep points; -3..5: 8 bins.
+            r = parity("josephson", "--paths", "256", "--periods", "20", "--transient", "2", "--sweep", "f:0:1:2",
+                       "--density-range=-3,5", "--trajectories", "4", "--output", d, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(shape(d, "density"), "20, 2, 8")
+            self.assertEqual(shape(d, "density_outside"), "20, 2, 2")
+            self.assertEqual(shape(d, "density_edges"), "9,")
+            self.assertEqual(shape(d, "trajectories"), "20, 2, 4")
+            self.assertEqual(shape(d, "t"), "20,")
+            r = parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--density-range=0,1",
+                       "--density-bins", "16", "--output", d, "-q")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(shape(d, "density"), "10, 1, 16")
+            self.assertEqual(shape(d, "density_edges"), "17,")
+            # Off by default: a run without the options writes neither.
+            with tempfile.TemporaryDirectory() as e:
+                r = parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1", "--output", e, "-q")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(e, "density.npy")))
+                self.assertFalse(os.path.exists(os.path.join(e, "trajectories.npy")))
+            small = ("--paths", "64", "--periods", "10", "--transient", "1", "--output", d)
+            for bad, message in (("--density-range=3,1", "XMIN < XMAX"), ("--density-range=2", "XMIN,XMAX"),
+                                 ("--density-range=a,b", "XMIN,XMAX"), ("--density-range=0,nan", "XMIN < XMAX"),
+                                 ("--density-range=0,2.5", "whole number of periods")):
+                self.assert_bad_input(parity("josephson", *small, bad), message)
+            self.assert_bad_input(parity("josephson", *small, "--density-bins", "4"), "--density-range")
+            self.assert_bad_input(parity("josephson", *small, "--density-range=0,4", "--density-bins", "0"),
+                                  "--density-bins")
+            self.assert_bad_input(parity("josephson", *small, "--trajectories", "65"), "--trajectories")
+        self.assert_bad_input(parity("josephson", "--paths", "64", "--periods", "10", "--transient", "1",
+                                     "--density-range=0,4"), "--output")
+
     def test_kuramoto_report(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
