@@ -104,9 +104,8 @@ PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephso
          "dual-control": "parity::dual_control::value_iteration",
          "dual-control-float": "parity::dual_control::policy_evaluation",
          "dual-control-time-limit": "parity::dual_control::policy_evaluation",
-         **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked")},
-         **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7",
-                                                          "cubature-float")},
+         **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked", "cubature-float")},
+         **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7")},
          "cubature-sweep": "parity::cubature::batch"}
 # Cases stopped by their budget, heaps or time limit (exit status 3), and an array each case writes.
 EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3, "dual-control-time-limit": 3}
