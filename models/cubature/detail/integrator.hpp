@@ -82,6 +82,7 @@ class Integrator {
   // Phase 1 (phase1.hpp).
   void phase1();
   Flow phase1_step(int it);
+  void evaluate_regions();
   void evaluate_current(int it);
   void evaluate_shares();
   void pack_evaluations(std::int64_t p0, std::int64_t p1);

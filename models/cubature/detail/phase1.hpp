@@ -46,9 +46,10 @@ Flow Integrator<ExecutionSpace, Real, F>::phase1_step(int it) {
   return refine(it);
 }
 
-// The rule on every region of the current list (and the two-level check against the parents).
+// The rule on every region of the current list (on this rank's share, then gathered, with several
+// ranks) and the two-level check against the parents; both phases evaluate their lists this way.
 template <class ExecutionSpace, class Real, class F>
-void Integrator<ExecutionSpace, Real, F>::evaluate_current(int it) {
+void Integrator<ExecutionSpace, Real, F>::evaluate_regions() {
   reserve(count);
   if (opt.ranks.several())
     evaluate_shares();
@@ -59,6 +60,11 @@ void Integrator<ExecutionSpace, Real, F>::evaluate_current(int it) {
                                           nulls.c_add);
   res.evaluations += count * points;
   res.regions_evaluated += count;
+}
+
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::evaluate_current(int it) {
+  evaluate_regions();
   res.phase1_iterations = it;
   ++chunk_iterations;
 }

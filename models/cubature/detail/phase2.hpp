@@ -26,16 +26,7 @@ namespace parity::cubature::detail {
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::evaluate_handed_over() {
   unevaluated = false;
-  reserve(count);
-  if (opt.ranks.several())
-    evaluate_shares();
-  else
-    evaluate_list<ExecutionSpace, Real>(space, f, n, current, count, team_size, finite, nulls);
-  if (nulls.sharp && siblings > 1)
-    two_level_check<ExecutionSpace, Real>(space, current, count / siblings, siblings, parent_estimate, nulls.c_scale,
-                                          nulls.c_add);
-  res.evaluations += count * points;
-  res.regions_evaluated += count;
+  evaluate_regions();
   res.phase2_evaluations += count * points;
   {
     auto const half = current.half;
