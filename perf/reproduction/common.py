@@ -103,7 +103,7 @@ def host_estimates(backends: list[str], one_core_seconds: float, device_factor: 
 
 # A run's seconds beyond its timed phases (process start-up; on a device its context and kernel
 # modules), counted against a whole-run budget.
-START_S = {"host": 0.3, "device": 2.5}
+START_S = {"host": 0.5, "device": 2.5}
 # Host threads' parallel efficiency in the whole-run estimates (OpenMP at 16 threads ran the
 # papers' cases about 10-12x faster than one core).
 HOST_EFFICIENCY = 0.7
@@ -156,7 +156,7 @@ def deadline(at: float | None):
             return original(exe, args, min(timeout, left), *rest, **kwargs)
         except subprocess.TimeoutExpired as e:
             if left < timeout:
-                raise runner.RunError(f"killed when the --budget ended ({fmt_seconds(left)} after it started)") from e
+                raise runner.RunError(f"killed when the --budget ended, {fmt_seconds(left)} into the run") from e
             raise
 
     runner.run_once = bounded

@@ -23,14 +23,14 @@ FIG2_SCRIPT = ROOT / "perf" / "figures" / "josephson_fig2.sh"
 PLOT_SDE = ROOT / "scripts" / "plot_sde.py"
 PRECISIONS = ("float", "double")
 STEPS_PER_PERIOD = 100
-# Per program: the model's arguments, the accelerator's ladder of sizes and its steps, the hosts'
-# size and steps (full run, --quick).
+# Per program: the accelerator's ladder of sizes and its steps (Josephson: 200 periods, as
+# perf/suites/sde.json), the hosts' size and steps (full run, --quick).
 PROGRAMS = {
     "josephson": {"label": "PROG1 (Josephson, SRK2)", "size_option": "--paths", "precisions": PRECISIONS,
-                  "ladder": ((2**10, 2**13, 2**16, 2**19, 2**21), 20), "host": (2**21, 1),
-                  "quick_ladder": ((2**8, 2**10, 2**12), 2), "quick_host": (2**12, 1)},
+                  "ladder": ((2**10, 2**13, 2**16, 2**19, 2**21), 20000), "host": (2**21, 100),
+                  "quick_ladder": ((2**8, 2**10, 2**12), 200), "quick_host": (2**12, 100)},
     "kuramoto-mean-field": {"label": "PROG3 (Kuramoto mean field, Euler)", "size_option": "-N", "precisions": ("float",),
-                            "ladder": ((2**12, 2**15, 2**18, 2**21, 2**24), 200), "host": (2**24, 10),
+                            "ladder": ((2**12, 2**15, 2**18, 2**21, 2**24), 2000), "host": (2**24, 10),
                             "quick_ladder": ((2**10, 2**12, 2**14), 20), "quick_host": (2**14, 10)},
     "kuramoto-all-pairs": {"label": "PROG2 (Kuramoto all pairs, Euler)", "size_option": "-N", "precisions": ("float",),
                            "ladder": ((2**10, 2**12, 2**14, 2**16), 20), "host": (2**16, 1),
