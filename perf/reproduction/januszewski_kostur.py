@@ -37,6 +37,8 @@ PROGRAMS = {
                            "quick_ladder": ((2**8, 2**10), 4), "quick_host": (2**10, 1)},
 }
 FIG2_PATHS, FIG2_PERIODS = 2**19, 2000
+# The <<v>>(a) sweep the script draws beside Fig. 2: 100 values of a x 2^13 paths (its default).
+SWEEP_PATHS = 2**13
 QUICK_FIG2_PATHS, QUICK_FIG2_PERIODS = 64, 50
 FIG4_N, FIG4_STEPS = 2**24, 2000
 QUICK_FIG4_N, QUICK_FIG4_STEPS = 2**12, 200
@@ -132,7 +134,7 @@ def extras_seconds(backends: list[str], quick: bool) -> float:
         return 0.0
     paths, periods = fig2_size(quick)
     steps = periods * STEPS_PER_PERIOD
-    sweep_paths = 100 * (paths if quick else 2**13)
+    sweep_paths = 100 * (paths if quick else SWEEP_PATHS)
     total = 0.0
     for precision in PRECISIONS:
         total += _seconds("josephson", acc, (paths + sweep_paths) * steps, precision) + common.START_S["device"] + 2 * PLOT_S
@@ -157,7 +159,8 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
             extras["fig2"][precision] = {"error": "not run: the --budget had ended"}
             continue
         cmd = ["bash", str(FIG2_SCRIPT), exe["path"], str(folder), str(paths), str(periods), precision]
-        env = dict(os.environ, **common.runner.HOST_ENV, PLOT_SDE=str(PLOT_SDE))
+        env = dict(os.environ, **common.runner.HOST_ENV, PLOT_SDE=str(PLOT_SDE),
+                   SWEEP_PATHS=str(paths if quick else SWEEP_PATHS))
         if exe.get("threads"):
             env["OMP_NUM_THREADS"] = str(exe["threads"])
         try:
