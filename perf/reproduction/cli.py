@@ -71,11 +71,13 @@ def main(argv=None) -> int:
     if whole_run:
         # The runs outside the suites (figures) are reserved first; the suites get the rest.
         start = time.monotonic()
+        end = start + budget - common.FINISH_S  # the tables, plots and page after the last run
         # the runner's `info` run per executable, then the runs outside the suites
         extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names) + mod.extras_seconds(names, args.quick)
-        suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - extras_s))
-        doc = common.run_suites(suites, exes, runs, None, None, args.timeout, start + budget - extras_s, peers)
-        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, start + budget)
+        suites = mod.plan(names + [p["name"] for p in peers], args.quick,
+                          max(0.0, budget - common.FINISH_S - extras_s))
+        doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
+        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
     else:
         doc = common.run_suites(mod.plan(names, args.quick, budget), exes, runs, None, None, args.timeout)
         extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout)

@@ -104,6 +104,9 @@ def host_estimates(backends: list[str], one_core_seconds: float, device_factor: 
 # A run's seconds beyond its timed phases (process start-up; on a device its context and kernel
 # modules), counted against a whole-run budget.
 START_S = {"host": 0.5, "device": 2.5}
+# Seconds a whole-run budget keeps for after the last run: the runner's tables and plots, the
+# page and its figures.
+FINISH_S = 10.0
 # Host threads' parallel efficiency in the whole-run estimates (OpenMP at 16 threads ran the
 # papers' cases about 10-12x faster than one core).
 HOST_EFFICIENCY = 0.7
