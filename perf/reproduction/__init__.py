@@ -6,6 +6,8 @@ import importlib
 PAPERS = {
     "krusell-smith": "reproduction.krusell_smith",
     "dual-control": "reproduction.dual_control",
+    "januszewski-kostur": "reproduction.januszewski_kostur",
+    "cubature": "reproduction.cubature",
 }
 
 

@@ -3,10 +3,13 @@ runs outside the runner (outputs a suite does not keep), the budget check that n
 backend skips a case, and the page's cell formatting."""
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 PERF = Path(__file__).resolve().parents[1]
@@ -98,6 +101,81 @@ def host_estimates(backends: list[str], one_core_seconds: float, device_factor: 
     return out
 
 
+# A run's seconds beyond its timed phases (process start-up; on a device its context and kernel
+# modules), counted against a whole-run budget.
+START_S = {"host": 0.5, "device": 2.5}
+# Seconds a whole-run budget keeps for after the last run: the runner's tables and plots, the
+# page and its figures.
+FINISH_S = 10.0
+# Host threads' parallel efficiency in the whole-run estimates (OpenMP at 16 threads ran the
+# papers' cases about 10-12x faster than one core).
+HOST_EFFICIENCY = 0.7
+
+
+def run_seconds(backend: str, one_core_seconds: float, device_seconds: float) -> float:
+    """One run's estimated wall seconds on a backend: one core's over the threads at
+    HOST_EFFICIENCY, or the device's, plus the start-up."""
+    t = threads_of(backend)
+    if t:
+        return one_core_seconds / (1.0 + HOST_EFFICIENCY * (t - 1)) + START_S["host"]
+    return device_seconds + START_S["device"]
+
+
+def fit_budget(runs: list[tuple[str, str, float]], budget: float) -> dict:
+    """The whole-run budget: runs (case, backend, estimated seconds of all its runs) are taken
+    cheapest first while their sum fits the budget. Returns {(case, backend): reason} for the
+    runs left out, each with its estimate."""
+    skipped, used = {}, 0.0
+    for case, backend, seconds in sorted(runs, key=lambda r: (r[2], r[0], r[1])):
+        if used + seconds <= budget:
+            used += seconds
+        else:
+            skipped[(case, backend)] = (f"estimated {fmt_seconds(seconds)}, does not fit the {fmt_seconds(budget)} "
+                                        f"budget (--budget) after the cheaper runs' {fmt_seconds(used)}")
+    return skipped
+
+
+def order_by_cost(cases: list[dict], cost: dict) -> list[dict]:
+    """Cases in the order the runner should take them: cheapest first (cost: case name -> the
+    estimated seconds of its runs that are not skipped)."""
+    return sorted(cases, key=lambda c: (cost.get(c["name"], 0.0), c["name"]))
+
+
+@contextlib.contextmanager
+def deadline(at: float | None):
+    """While active, every run of perf/runner.py is given at most the seconds left until `at`
+    (time.monotonic()); one still running then is killed and recorded as failed, one not yet
+    started fails with the reason. The budget's estimates order the runs; this makes it a bound."""
+    if at is None or math.isinf(at):
+        yield
+        return
+    original = runner.run_once
+
+    def bounded(exe, args, timeout, *rest, **kwargs):
+        left = at - time.monotonic()
+        if left < 1.0:
+            raise runner.RunError("not run: the --budget had ended")
+        try:
+            return original(exe, args, min(timeout, left), *rest, **kwargs)
+        except subprocess.TimeoutExpired as e:
+            if left < timeout:
+                raise runner.RunError(f"killed when the --budget ended, {fmt_seconds(left)} into the run") from e
+            raise
+
+    runner.run_once = bounded
+    try:
+        yield
+    finally:
+        runner.run_once = original
+
+
+def seconds_left(at: float | None, timeout: float) -> float:
+    """A single run's timeout under a deadline (time.monotonic())."""
+    if at is None or math.isinf(at):
+        return timeout
+    return max(0.0, min(timeout, at - time.monotonic()))
+
+
 def fmt_seconds(s: float) -> str:
     if s >= 7200:
         return f"{s / 3600:.1f} h"
@@ -107,9 +185,10 @@ def fmt_seconds(s: float) -> str:
 
 
 def run_suites(suites: list[dict], exes: list[dict], out: Path, repetitions: int | None, warmup: int | None,
-               timeout: float) -> dict:
+               timeout: float, until: float | None = None, peers: list[dict] | None = None) -> dict:
     """Writes the suites, runs them through perf/runner.py and returns its results.json document
-    (a failed case is recorded in it and does not stop the others)."""
+    (a failed case is recorded in it and does not stop the others); with `until`
+    (time.monotonic()), no run goes past it (deadline)."""
     out.mkdir(parents=True, exist_ok=True)
     args = []
     for suite in suites:
@@ -118,12 +197,16 @@ def run_suites(suites: list[dict], exes: list[dict], out: Path, repetitions: int
         args += ["--suite", str(path)]
     for e in exes:
         args += ["--exe", f"{e['name']}={e['path']}" + (f",threads={e['threads']}" if e.get("threads") else "")]
+    for p in peers or []:
+        args += ["--peer", f"{p['name']}={p['path']}"]
     args += ["--out", str(out), "--probe", "none", "--timeout", str(timeout)]
     if repetitions is not None:
         args += ["--repetitions", str(repetitions)]
     if warmup is not None:
         args += ["--warmup", str(warmup)]
-    runner.main(args)
+    if suites:
+        with deadline(until):
+            runner.main(args)
     path = out / "results.json"
     return json.loads(path.read_text()) if path.exists() else {"backends": {}, "results": []}
 
@@ -131,6 +214,8 @@ def run_suites(suites: list[dict], exes: list[dict], out: Path, repetitions: int
 def run_model(exe: dict, args: list[str], out_dir: Path, timeout: float) -> dict:
     """One run with --output (arrays the runner does not keep) and its report; an 'error' entry
     instead when it fails or times out."""
+    if timeout < 1.0:
+        return {"error": "not run: the --budget had ended", "command": [exe["path"], *args]}
     out_dir.mkdir(parents=True, exist_ok=True)
     report = out_dir / "report.json"
     cmd = [exe["path"]] + (["--threads", str(exe["threads"])] if exe.get("threads") else [])
@@ -156,7 +241,10 @@ def measured(doc: dict, case: str, backend: str):
     if backend in entry.get("backends", {}):
         return entry["backends"][backend], None
     if backend in entry.get("failures", {}):
-        return None, f"{backend} failed: {entry['failures'][backend][-160:]}"
+        why = entry["failures"][backend]
+        if "--budget" in why:
+            return None, f"{backend}: {why}"
+        return None, f"{backend} failed: {why[-160:]}"
     if backend in entry.get("skipped", {}):
         return None, f"{backend} skipped: {entry['skipped'][backend]}"
     return None, f"no {backend} executable in this run"

@@ -15,39 +15,72 @@ PRECISIONS = ("float", "double")
 # H200 host's serial runs: inert 64^3 6.5 s, myopic 32^3 6.8 s, optimal paper 8^3 2.1 s); float
 # takes up to 1.5x the sweeps.
 POINT_S = {"inert": 2.5e-5, "myopic": 2.1e-4, "optimal": 4.0e-3}
+# The device: seconds per grid point and a floor (the sweeps' launches), from an H100's runs of
+# perf/suites/dual_control.json (perf/results/dual-control-table2-h100: optimal paper 64^3 2.4 s,
+# 128^3 32 s; inert 256^3 0.7 s; myopic 256^3 2.6 s).
+DEVICE_POINT_S = {"inert": 4.2e-8, "myopic": 1.6e-7, "optimal": 1.5e-5}
+DEVICE_FLOOR_S = {"inert": 0.005, "myopic": 0.02, "optimal": 0.2}
 FLOAT_FACTOR = 1.5
-DEVICE_FACTOR = 300.0
-BASIS = "one core's seconds per grid point, divided by the threads; the device at 1/300 of one core"
+# Cases every backend runs within a minute get 3 repetitions after a warm-up (the paper averaged
+# four runs); the longer ones run once.
+REPEATED_UNDER_S = 60.0
+WHOLE_RUN_BUDGET = True
+BASIS = ("one core's seconds per grid point over the threads (parallel efficiency 0.7); the device's seconds per "
+         "grid point with a floor (an H100's runs); plus each run's start-up; the runs taken cheapest first while "
+         "they fit the whole-run budget")
 
 
 def case_name(policy: str, n: int, precision: str) -> str:
     return f"{policy}-{n}-{precision}"
 
 
+def solve_seconds(policy: str, n: int, precision: str, backend: str) -> float:
+    """One solve's estimated wall seconds on a backend (start-up included)."""
+    factor = FLOAT_FACTOR if precision == "float" else 1.0
+    one_core = n ** 3 * POINT_S[policy] * factor
+    device = max(DEVICE_FLOOR_S[policy], n ** 3 * DEVICE_POINT_S[policy]) * factor
+    return common.run_seconds(backend, one_core, device)
+
+
 def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
-    """Two suites: cases every backend runs within a minute get 3 repetitions after a warm-up (the
-    paper averaged four runs), the longer ones run once."""
-    short, long = [], []
+    """Two suites, each case's runs ordered cheapest first: cases every backend runs within a
+    minute get 3 repetitions after a warm-up, the longer ones run once. The runs that do not fit
+    the whole-run budget (cheapest first) are skipped with their estimates."""
+    cases, runs = [], []
     for n in (QUICK_GRIDS if quick else GRIDS):
         for policy in POLICIES:
             for precision in PRECISIONS:
                 args = ["--policy", policy] + (["--algorithm", "paper"] if policy == "optimal" else [])
                 args += ["--grid", f"{n},{n},{n}", "--precision", precision]
-                one_core = n ** 3 * POINT_S[policy] * (FLOAT_FACTOR if precision == "float" else 1.0)
-                estimates = common.host_estimates(backends, one_core, DEVICE_FACTOR)
-                skip = {} if quick else common.skip_reasons(estimates, budget)
-                case = {"name": case_name(policy, n, precision), "args": args, "size": n ** 3, "skip": skip}
-                longest = max((s for b, s in estimates.items() if b not in skip), default=0.0)
-                (long if longest > 60 and not quick else short).append(case)
+                once = {b: solve_seconds(policy, n, precision, b) for b in backends}
+                repeated = quick or max(once.values(), default=0.0) <= REPEATED_UNDER_S
+                count = 1 if quick else (4 if repeated else 1)
+                name = case_name(policy, n, precision)
+                runs += [(name, b, once[b] * count) for b in backends]
+                cases.append({"name": name, "args": args, "size": n ** 3, "skip": {}, "repeated": repeated})
+    skipped = {} if quick else common.fit_budget(runs, budget)
+    cost = {}
+    for name, b, seconds in runs:
+        if (name, b) in skipped:
+            continue
+        cost[name] = cost.get(name, 0.0) + seconds
+    for case in cases:
+        case["skip"] = {b: why for (name, b), why in skipped.items() if name == case["name"]}
+    short = [c for c in cases if c.pop("repeated")]
+    long = [c for c in cases if c not in short]
     suites = [{"name": "dual-control-paper", "model": "dual-control", "repetitions": 1 if quick else 3,
-               "warmup": 0 if quick else 1, "compare": ["iterations"], "cases": short}]
+               "warmup": 0 if quick else 1, "compare": ["iterations"], "cases": common.order_by_cost(short, cost)}]
     if long:
         suites.append({"name": "dual-control-paper-long", "model": "dual-control", "repetitions": 1, "warmup": 0,
-                       "compare": ["iterations"], "cases": long})
+                       "compare": ["iterations"], "cases": common.order_by_cost(long, cost)})
     return suites
 
 
-def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float) -> dict:
+def extras_seconds(backends: list[str], quick: bool) -> float:
+    return 0.0
+
+
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None) -> dict:
     return {"accelerator": common.accelerator([e["name"] for e in exes])}
 
 

@@ -1,12 +1,14 @@
 """perf/reproduce: the transcribed papers against their own arithmetic, the pages on a fabricated
 results set (every published cell with its value and a Parity value or a named reason, ratios
-computed the paper's way, the K-bar error from K paths), and one real --quick run on the
-executable under test."""
+computed the paper's way, the K-bar error from K paths), the whole-run budget and its deadline,
+and one real --quick run per paper on the executable under test."""
 import json
+import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import numpy as np
 EXE = sys.argv.pop(1)
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "perf"))
-from reproduction import common, dual_control, krusell_smith  # noqa: E402
+from reproduction import common, cubature, dual_control, januszewski_kostur, krusell_smith  # noqa: E402
 from reproduction.cli import load_paper, write_page  # noqa: E402
 
 BACKENDS = ["serial", "openmp-1", "openmp-2", "openmp-4", "openmp-16", "cuda"]
@@ -35,7 +37,8 @@ def fabricated(suites, summary_of):
            "results": []}
     for suite in suites:
         for case in suite["cases"]:
-            precision = case["args"][case["args"].index("--precision") + 1]
+            args = case["args"]
+            precision = args[args.index("--precision") + 1] if "--precision" in args else "double"
             entry = {"suite": suite["name"], "case": case["name"], "precision": precision, "backends": {},
                      "failures": {}, "skipped": dict(case["skip"])}
             for b in BACKENDS:
@@ -49,9 +52,9 @@ def page_cells(text):
     """{(table, row, column): (paper, parity)} from a page's tables."""
     cells, table = {}, None
     for line in text.splitlines():
-        m = re.match(r"## Table (\S+):", line)
-        if m:
-            table = m.group(1)
+        if line.startswith("## "):
+            m = re.match(r"## (?:Table )?(.+?): ", line)
+            table = m.group(1) if m else None
         elif line.startswith("| ") and table and not line.startswith("| row |"):
             parts = [p.strip() for p in line.strip("|").split(" | ")]
             cells[(table, parts[0], parts[1])] = (parts[2], parts[3])
@@ -73,7 +76,7 @@ def assert_every_cell(test, paper, text):
 
 class PaperData(unittest.TestCase):
     def test_every_cell_says_where_it_is_and_what_it_measures(self):
-        for name in ("krusell-smith", "dual-control"):
+        for name in ("krusell-smith", "dual-control", "januszewski-kostur", "cubature"):
             paper = load_paper(name)
             keys = set()
             for c in paper["cells"]:
@@ -131,6 +134,47 @@ class PaperData(unittest.TestCase):
                 if (policy, n, threads) not in (("optimal", 256, 1), ("inert", 8, 1)):  # noted in the data
                     self.assertAlmostEqual(t1[(policy, n, threads)], v, places=2, msg=(policy, n, q))
 
+    def test_januszewski_kostur_transcription_holds_the_papers_arithmetic(self):
+        paper = load_paper("januszewski-kostur")
+        by = {(c["table"], c["row"], c["column"]): c["value"] for c in paper["cells"]}
+        ops = {c["op"] for c in paper["cells"] if "op" in c}
+        self.assertEqual(len(ops), 7)
+        for op in ops:  # count x FLOPs = total FLOPs, row by row
+            self.assertEqual(by[("1", op, "count")] * by[("1", op, "FLOPs")], by[("1", op, "total FLOPs")], op)
+        self.assertEqual(sum(by[("1", op, "total FLOPs")] for op in ops), by[("1", "TOTAL", "total FLOPs")])
+        self.assertEqual(januszewski_kostur.paper_flops("josephson", 2**19), by[("1", "TOTAL", "total FLOPs")])
+        # Section 8: steps/s x 79 is the GFLOPS printed beside it, to its rounding.
+        rate = by[("Sec. 8", "PROG1 on a Tesla C1060", "time steps per second")]
+        self.assertAlmostEqual(rate * 79 / 1e9 / by[("Sec. 8", "PROG1 on a Tesla C1060", "GFLOPS (79 FLOPs per step)")],
+                               1.0, delta=0.01)
+        # Fig. 2: 675 x the float GPU time is 'over three hours'.
+        gpu = by[("Fig. 2", "single precision", "GPU time")]
+        self.assertGreater(by[("Fig. 2", "single precision", "speed-up (CPU / GPU)")] * gpu,
+                           by[("Fig. 2", "CPU version", "time")])
+        # The page's Fig. 2 size is the caption's 1.05e11 steps.
+        self.assertEqual(januszewski_kostur.FIG2_PATHS * januszewski_kostur.FIG2_PERIODS * 100, 2**19 * 2 * 10**5)
+
+    def test_cubature_transcription_holds_the_papers_arithmetic(self):
+        paper = load_paper("cubature")
+        self.assertEqual(len(paper["cells"]), 5 * 4 - 1 + 5 * 5)
+        by = {(c["integrand"], c["quantity"]): c["value"] for c in paper["cells"]}
+        for f in ("f1", "f2", "f3", "f4", "f5"):
+            # the speed-up column is Table III's CPU time over its GPU time
+            self.assertAlmostEqual(by[(f, "cpu_time")] / by[(f, "gpu_time")], by[(f, "speedup")], places=2)
+            # Table II's phases add up to Table III's GPU time (the two tables' rows are one run)
+            phases = (by[(f, "phase1_time")] + by.get((f, "phase2_time"), 0.0)) / 1e3
+            self.assertAlmostEqual(phases / by[(f, "gpu_time")], 1.0, delta=0.05, msg=f)
+        # f5's one SECOND PHASE value is the run without FIRST PHASE: with it, phase 1 alone is the GPU time.
+        self.assertNotIn(("f5", "phase2_time"), by)
+        self.assertGreater(by[("f5", "phase2_time_without")] / 1e3, by[("f5", "gpu_time")])
+        # the cases are those of perf/suites/cubature-paper.json's paper cases
+        for f, n, tol in cubature.CASES:
+            args = cubature._suite_args(f, n, tol, "paper")
+            self.assertEqual(args[args.index("--dim") + 1], str(n))
+            self.assertEqual(args[args.index("--mode") + 1], "paper")
+            self.assertEqual(float(args[args.index("--rel-tol") + 1]), float(tol))
+
+
 
 class Pages(unittest.TestCase):
     def test_krusell_smith_page_on_fabricated_results(self):
@@ -182,7 +226,7 @@ class Pages(unittest.TestCase):
 
     def test_dual_control_page_on_fabricated_results(self):
         paper = load_paper("dual-control")
-        suites = dual_control.plan(BACKENDS, quick=False, budget=600.0)
+        suites = dual_control.plan(BACKENDS, quick=False, budget=3600.0)  # the whole run's seconds
 
         def summary(case, b):
             n3 = case["size"]
@@ -204,6 +248,77 @@ class Pages(unittest.TestCase):
             for png in ("dual-control-figure1.png", "dual-control-figure2.png"):
                 self.assertTrue((d / png).read_bytes().startswith(b"\x89PNG"))
 
+    def test_januszewski_kostur_page_on_fabricated_results(self):
+        paper = load_paper("januszewski-kostur")
+        suites = januszewski_kostur.plan(BACKENDS, quick=False, budget=450.0)
+
+        def summary(case, b):
+            # hosts: 1e7 steps/s a core; the device: 200x one core once 2^16 paths keep it busy
+            size = case["size"]
+            rate = 1e7 * (SPEED[b] if b != "cuda" else 200.0 * min(1.0, size / 2**16))
+            return {"median_s": 1.0, "status": "ok", "phases_median_s": {},
+                    "results": {"steps_per_second": rate, "flops_per_step": 34.5}}
+        doc = fabricated(suites, summary)
+        extras = {"accelerator": "cuda", "fig2": {"float": {"seconds": 0.5, "steps_total": 1.05e11, "pngs": {},
+                                                            "density_bytes": 2**20},
+                                                  "double": {"error": "not run: the --budget had ended"}},
+                  "fig4": {"seconds": 0.4}, "budget_s": 450.0}
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            text = write_page("januszewski-kostur", doc, extras, d, quick=False).read_text()
+            cells = assert_every_cell(self, paper, text)
+            # the paper's way: the device's best steps/s over one core's
+            _, parity = cells[("Fig. 5", "PROG1 (Eq. 1, Josephson)", "speed-up at saturation")]
+            self.assertIn("over serial at 2,097,152, per step: 200x", parity)
+            # GFLOPS: steps/s x the paper's 79
+            _, parity = cells[("Fig. 5", "PROG1 (Eq. 1, Josephson)", "saturated GPU performance")]
+            self.assertIn(f": {common.fmt(2e9 * 79 / 1e9)} GFLOPS", parity)
+            _, parity = cells[("Fig. 5", "PROG3 (Eq. 3, Kuramoto mean field)", "saturated GPU performance")]
+            self.assertIn(f": {common.fmt(2e9 * 66 / 1e9)} GFLOPS", parity)
+            # Fig. 2's CPU time: one core's seconds per step x 1.05e11 steps, and over the GPU's
+            _, parity = cells[("Fig. 2", "CPU version", "time")]
+            self.assertIn(f"serial float (scaled per step): {common.fmt(2**19 * 2e5 / 1e7)} s", parity)
+            _, parity = cells[("Fig. 2", "single precision", "speed-up (CPU / GPU)")]
+            self.assertIn(f": {common.fmt(2**19 * 2e5 / 1e7 / 0.5)}x", parity)
+            _, parity = cells[("Fig. 2", "double precision", "GPU time")]
+            self.assertIn("not available (not run: the --budget had ended)", parity)
+            _, parity = cells[("Fig. 4", "Kuramoto, N = 2^24, K = 4, T = 1, omega_i = 0", "GPU time, single precision")]
+            self.assertIn("cuda, N = 16,777,216, 2,000 Euler steps (fenced phases): 0.4 s", parity)
+            _, parity = cells[("1", "TOTAL", "total FLOPs")]
+            self.assertIn("34.5 FLOP", parity)
+            self.assertTrue((d / "januszewski-kostur-figure5.png").read_bytes().startswith(b"\x89PNG"))
+
+    def test_cubature_page_on_fabricated_results(self):
+        paper = load_paper("cubature")
+        suites = cubature.plan(BACKENDS, quick=False, budget=450.0)
+        full_evals = 1e9
+
+        def summary(case, b):
+            evals = cubature.CAP_EVALS[False] if case["name"].endswith("-capped") else full_evals
+            rate = 1e7 * SPEED[b]
+            return {"median_s": evals / rate, "status": "converged",
+                    "phases_median_s": {"parity::cubature::phase1": 0.1, "parity::cubature::phase2": 0.9},
+                    "results": {"evaluations": evals, "phase1_iterations": 3, "phase2_regions": 100,
+                                "relative_true_error": 1e-8}}
+        doc = fabricated(suites, summary)
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            text = write_page("cubature", doc, {"accelerator": "cuda", "budget_s": 450.0}, d, quick=False).read_text()
+            cells = assert_every_cell(self, paper, text)
+            row = "f1(x), n = 7, τrel = 1e-5"
+            # the budget leaves the one-core full run of f1 out: its capped run is scaled per evaluation
+            self.assertIn("estimated", suites[0]["cases"][[c["name"] for c in suites[0]["cases"]].index(
+                "f1-7d-1e-5-full")]["skip"]["serial"])
+            _, parity = cells[("III", row, "Speed-up (CPU / GPU time)")]
+            self.assertIn("serial/cuda (scaled from 5e+07 to 1e+09 evaluations): 200x", parity)
+            _, parity = cells[("III", row, "Execution Time (s): CPU")]
+            self.assertIn("serial (scaled from 5e+07 to 1e+09 evaluations): 100 s", parity)
+            _, parity = cells[("II", row, "FIRST PHASE: Execution Time (ms)")]
+            self.assertIn("cuda: 100 ms", parity)
+            _, parity = cells[("II", row, "SECOND PHASE time (ms): Without FIRST PHASE")]
+            self.assertIn("cuda, 100 regions: 900 ms", parity)
+            self.assertTrue((d / "cubature-figure2.png").read_bytes().startswith(b"\x89PNG"))
+
     def test_backends_expand_to_the_papers_thread_counts(self):
         specs = [{"name": "serial", "path": EXE, "threads": None}, {"name": "openmp", "path": EXE, "threads": None},
                  {"name": "cuda", "path": EXE, "threads": None}]
@@ -215,6 +330,69 @@ class Pages(unittest.TestCase):
                          [("openmp-1", 1), ("openmp-2", 2), ("openmp-4", 4), ("openmp-16", 16)])
         self.assertEqual(common.accelerator(["serial", "openmp-2"]), "openmp-2")
         self.assertEqual(common.accelerator(["serial", "openmp-2", "cuda"]), "cuda")
+
+
+FAKE_MODEL = """#!/usr/bin/env python3
+import json, sys, time
+args = sys.argv[1:]
+report = args[args.index("--json") + 1]
+if args[0] == "info":
+    doc = {"backend": {"backend": "serial", "device_name": "fake"}, "parity": {}}
+else:
+    time.sleep(float(args[args.index("--sleep") + 1]))
+    doc = {"status": "ok", "timing": {"total_seconds": 0.1, "phases": {}}, "results": {}}
+json.dump(doc, open(report, "w"))
+"""
+
+
+class Budget(unittest.TestCase):
+    def test_runs_are_taken_cheapest_first_while_they_fit(self):
+        skipped = common.fit_budget([("c", "serial", 10.0), ("a", "serial", 1.0), ("b", "cuda", 2.0),
+                                     ("d", "cuda", 1.5)], 5.0)
+        self.assertEqual(set(skipped), {("c", "serial")})
+        self.assertIn("estimated 10 s", skipped[("c", "serial")])
+        self.assertEqual(common.order_by_cost([{"name": "x"}, {"name": "y"}], {"x": 3.0, "y": 1.0}),
+                         [{"name": "y"}, {"name": "x"}])
+
+    def test_dual_control_fits_a_300_second_budget(self):
+        backends = ["serial", "openmp-1", "openmp-2", "openmp-4", "openmp-16", "cuda"]
+        # less the runner's info runs and what follows the last run, as perf/reproduce plans it
+        budget = 300.0 - common.FINISH_S - sum(common.run_seconds(b, 0.0, 0.0) for b in backends)
+        suites = dual_control.plan(backends, quick=False, budget=budget)
+        planned, skipped = 0.0, 0
+        for suite in suites:
+            count = suite["warmup"] + suite["repetitions"]
+            for case in suite["cases"]:
+                policy, n, precision = case["name"].split("-")
+                for b in backends:
+                    if b in case["skip"]:
+                        self.assertIn("budget", case["skip"][b])
+                        skipped += 1
+                    else:
+                        planned += count * dual_control.solve_seconds(policy, int(n), precision, b)
+        self.assertLessEqual(planned, budget)
+        self.assertGreater(skipped, 0)
+        # the paper's largest optimal solve does not fit on one core, and is named
+        case = next(c for s in suites for c in s["cases"] if c["name"] == "optimal-256-double")
+        self.assertIn("estimated", case["skip"]["serial"])
+
+    def test_a_run_past_the_deadline_is_killed_and_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            exe = Path(d, "fake-model")
+            exe.write_text(FAKE_MODEL)
+            exe.chmod(0o755)
+            suite = {"name": "deadline", "model": "fake", "repetitions": 1, "warmup": 0,
+                     "cases": [{"name": "slow", "args": ["--sleep", "30"], "size": 1},
+                               {"name": "after", "args": ["--sleep", "0"], "size": 1}]}
+            start = time.monotonic()
+            doc = common.run_suites([suite], [{"name": "serial", "path": str(exe), "threads": None}], Path(d, "out"),
+                                    None, None, 600.0, until=start + 3.0)
+            self.assertLess(time.monotonic() - start, 10.0)
+            s, why = common.measured(doc, "slow", "serial")
+            self.assertIsNone(s)
+            self.assertIn("killed when the --budget ended", why)
+            _, why = common.measured(doc, "after", "serial")
+            self.assertIn("not run: the --budget had ended", why)
 
 
 class QuickRun(unittest.TestCase):
@@ -234,6 +412,44 @@ class QuickRun(unittest.TestCase):
             self.assertIn("not run with --quick", parity)
             results = json.loads(Path(d, "dual-control-runs", "results.json").read_text())
             self.assertEqual(set(results["backends"]), {"serial", "openmp-1", "openmp-2"})
+
+    def test_januszewski_kostur_quick(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc = subprocess.run([sys.executable, str(ROOT / "perf" / "reproduce"), "januszewski-kostur",
+                                   "--exe", f"serial={EXE},threads=1", "--exe", f"openmp={EXE}", "--cores", "2",
+                                   "--out", d, "--quick"], capture_output=True, text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+            text = Path(d, "januszewski-kostur.md").read_text()
+            cells = assert_every_cell(self, load_paper("januszewski-kostur"), text)
+            _, parity = cells[("Fig. 5", "PROG1 (Eq. 1, Josephson)", "speed-up at saturation")]
+            self.assertRegex(parity, r"openmp-2 at its best \([0-9,]+\) over serial at 4,096, per step: [0-9.]+x")
+            _, parity = cells[("Fig. 2", "single precision", "GPU time")]
+            self.assertRegex(parity, r"openmp-2, 3.2e\+05 steps \(fenced phases\): [0-9.e-]+ s")
+            _, parity = cells[("1", "TOTAL", "total FLOPs")]
+            self.assertRegex(parity, r"\(float, report flops_per_step\): [0-9.]+ FLOP")
+            for png in ("figure2-float", "figure2-double", "figure4", "figure5"):
+                self.assertTrue(Path(d, f"januszewski-kostur-{png}.png").read_bytes().startswith(b"\x89PNG"), png)
+
+    def test_cubature_quick(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc = subprocess.run([sys.executable, str(ROOT / "perf" / "reproduce"), "cubature",
+                                   "--exe", f"serial={EXE},threads=1", "--exe", f"openmp={EXE}", "--cores", "2",
+                                   "--out", d, "--quick"], capture_output=True, text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+            text = Path(d, "cubature.md").read_text()
+            cells = assert_every_cell(self, load_paper("cubature"), text)
+            row = "f4(x), n = 6, τrel = 1e-5"
+            _, parity = cells[("III", row, "Execution Time (s): CPU")]
+            self.assertRegex(parity, r"serial: [0-9.e-]+ s")
+            _, parity = cells[("III", row, "Speed-up (CPU / GPU time)")]
+            self.assertRegex(parity, r"serial/openmp-2: [0-9.e-]+x")
+            _, parity = cells[("II", row, "FIRST PHASE: Number of Iterations")]
+            self.assertEqual(parity, "openmp-2: 2")  # f4 3-D at Lmax 256 splits once before phase 2
+            results = json.loads(Path(d, "cubature-runs", "results.json").read_text())
+            # the evaluation count does not depend on the backend (what the scaled times rely on)
+            for entry in results["results"]:
+                counts = {s["results"]["evaluations"] for s in entry["backends"].values()}
+                self.assertEqual(len(counts), 1, entry["case"])
 
     def test_krusell_smith_quick(self):
         with tempfile.TemporaryDirectory() as d:
