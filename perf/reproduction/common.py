@@ -102,8 +102,14 @@ def host_estimates(backends: list[str], one_core_seconds: float, device_factor: 
 
 
 # A run's seconds beyond its timed phases (process start-up; on a device its context and kernel
-# modules), counted against a whole-run budget.
-START_S = {"host": 0.5, "device": 2.5}
+# modules), counted against a whole-run budget. On an H200 host a tiny dual-control case's wall
+# time is 0.40-0.46 s on CUDA and 0.01-0.03 s on the host (perf/results/reproduce-h200).
+START_S = {"host": 0.1, "device": 0.6}
+# The estimates come from other and older machines and ran 1.5-5x over the measured wall times on
+# the H200 host; the deadline, not the estimate, bounds the run. So runs are admitted up to this
+# multiple of the budget in estimated seconds, cheapest first, and whatever the deadline then
+# stops is named on the page with its own reason.
+ADMIT = 2.0
 # Seconds a whole-run budget keeps for after the last run: the runner's tables and plots, the
 # page and its figures.
 FINISH_S = 10.0
@@ -121,17 +127,17 @@ def run_seconds(backend: str, one_core_seconds: float, device_seconds: float) ->
     return device_seconds + START_S["device"]
 
 
-def fit_budget(runs: list[tuple[str, str, float]], budget: float) -> dict:
+def fit_budget(runs: list[tuple[str, str, float]], budget: float, admit: float = ADMIT) -> dict:
     """The whole-run budget: runs (case, backend, estimated seconds of all its runs) are taken
-    cheapest first while their sum fits the budget. Returns {(case, backend): reason} for the
-    runs left out, each with its estimate."""
+    cheapest first while their sum fits `admit` times the budget (the deadline bounds the real
+    time). Returns {(case, backend): reason} for the runs left out, each with its estimate."""
     skipped, used = {}, 0.0
     for case, backend, seconds in sorted(runs, key=lambda r: (r[2], r[0], r[1])):
-        if used + seconds <= budget:
+        if used + seconds <= admit * budget:
             used += seconds
         else:
             skipped[(case, backend)] = (f"estimated {fmt_seconds(seconds)}, does not fit the {fmt_seconds(budget)} "
-                                        f"budget (--budget) after the cheaper runs' {fmt_seconds(used)}")
+                                        f"budget (--budget) after the cheaper runs' estimated {fmt_seconds(used)}")
     return skipped
 
 
