@@ -1,5 +1,6 @@
 // The ensembles of linear_sde.hpp through parity::sde::integrate, for this build's execution space.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "backends/execution_space.hpp"
