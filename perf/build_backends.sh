@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the executables of a comparison run on the machine that runs it, from this tree, and
-# copies them into BIN_DIR (parity-<backend>, parity-tests-<backend>, hcubature-peer):
+# copies them into BIN_DIR (parity-<backend>, parity-tests-<backend>, hcubature-peer,
+# parity-linear-sde-<backend>):
 #   perf/build_backends.sh BIN_DIR [serial openmp cuda]      (default: all three)
 # Environment:
 #   KOKKOS_HOST_ROOT  a Kokkos install with Serial and OpenMP (for parity-serial, parity-openmp)
@@ -8,7 +9,8 @@
 #   PARITY_HOST_ARCH  -march for host code (default: native — the CPU the host runs are timed on,
 #                     as the CUDA build is for its GPU; the reports name the flags)
 #   CUDA_ARCH         CMAKE_CUDA_ARCHITECTURES (default 90: Hopper)
-#   PEERS=ON          also build the peers (hcubature-peer; needs libcubature-dev)
+#   PEERS=ON          also build the peers (hcubature-peer; needs libcubature-dev) and, on every
+#                     backend, parity-linear-sde-<backend> (the Parity side of suite sde_peers.json)
 #   JOBS              parallel build jobs (default: all cores)
 #   TESTS=OFF         build only the executables, not parity-tests-<backend> (measurement-only runs)
 # Other dependencies are found through CMAKE_PREFIX_PATH as usual. Build trees: build/bench-<backend>.
@@ -43,10 +45,12 @@ for backend in "${backends[@]}"; do
   targets=(parity-"$backend")
   [[ ${TESTS:-ON} == OFF ]] || targets+=(parity-tests-"$backend")
   [[ $backend == openmp && ${PEERS:-OFF} == ON ]] && targets+=(hcubature-peer)
+  [[ ${PEERS:-OFF} == ON ]] && targets+=(parity-linear-sde-"$backend")
   cmake --build "$here/build/bench-$backend" -j "$jobs" --target "${targets[@]}" >"$bin/build-$backend.log" 2>&1 ||
     { tail -n 40 "$bin/build-$backend.log"; exit 1; }
   cp "$here/build/bench-$backend/backends/parity-$backend" "$bin/"
   [[ ${TESTS:-ON} == OFF ]] || cp "$here/build/bench-$backend/tests/parity-tests-$backend" "$bin/"
   [[ $backend == openmp && ${PEERS:-OFF} == ON ]] && cp "$here/build/bench-$backend/perf/peers/hcubature-peer" "$bin/"
+  [[ ${PEERS:-OFF} == ON ]] && cp "$here/build/bench-$backend/perf/linear_sde/parity-linear-sde-$backend" "$bin/"
 done
 echo "== built into $bin: $(ls "$bin" | grep -v '\.log$' | tr '\n' ' ')"
