@@ -4,8 +4,13 @@
 // so it does not depend on how steps are grouped into launches, on the thread layout or on the
 // backend. Two laws (NoiseLaw):
 //  - gaussian (default): standard normals by Box-Muller. A float block gives four normals (four
-//    24-bit uniforms), a double block two (two 53-bit uniforms). Box-Muller's angle uses
-//    sincos_2pi (trig.hpp): the same polynomial on every backend, cheaper on GPUs than libm's.
+//    24-bit uniforms), a double block two (two 53-bit uniforms). The radius takes -2 log u from
+//    scaled_log (log.hpp) and the IEEE square root, the angle sincos_2pi (trig.hpp): polynomials
+//    in explicit fused multiply-adds (MultiplyAdd::fused), so the normals are the same bits on
+//    every backend (libm's log and CUDA's differ in the last bits; nvcc contracts a written
+//    a * b + c, g++ without -mfma does not). On GPUs and on hosts built with FMA instructions
+//    (PARITY_HOST_ARCH=x86-64-v3 or newer) the fmas are single instructions; on an x86-64 host
+//    built without, each is a libm call, and the normals cost up to about 2x more there.
 //  - five_point: a discrete law with the normal's moments through the fifth (E xi = E xi^3 =
 //    E xi^5 = 0, E xi^2 = 1, E xi^4 = 3), from 4 random bits, 32 variates per Philox block. Those
 //    moments are what weak order 2 asks of the increments (Kloeden & Platen 1992, Sect. 14.2, the
@@ -17,17 +22,25 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "models/sde/log.hpp"
 #include "models/sde/trig.hpp"
 #include "parity/random/philox.hpp"
 
 namespace parity::sde {
 
-// Two standard normals from two uniforms in (0, 1): r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1).
+// Box-Muller's radius sqrt(-2 log u) for a uniform u in (0, 1]: -2 log u by scaled_log (log.hpp),
+// the square root IEEE (correctly rounded on every backend).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real box_muller_radius(Real u) {
+  return Kokkos::sqrt(scaled_log<Real, -2>(u));
+}
+
+// Two standard normals from two uniforms in (0, 1]: r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1).
 template <class Real>
 KOKKOS_INLINE_FUNCTION void box_muller(Real u1, Real u2, Real& z1, Real& z2) {
-  Real const r = Kokkos::sqrt(Real(-2) * Kokkos::log(u1));
+  Real const r = box_muller_radius(u1);
   Real s, c;
-  sincos_2pi(u2, s, c);
+  sincos_2pi<Real, MultiplyAdd::fused>(u2, s, c);
   z1 = r * c;
   z2 = r * s;
 }
@@ -63,9 +76,9 @@ KOKKOS_INLINE_FUNCTION Real normal_at(std::uint64_t seed, std::uint64_t stream, 
     u1 = random::uniform_double(b.v[0], b.v[1]);
     u2 = random::uniform_double(b.v[2], b.v[3]);
   }
-  Real const r = Kokkos::sqrt(Real(-2) * Kokkos::log(u1));
+  Real const r = box_muller_radius(u1);
   Real s, c;
-  sincos_2pi(u2, s, c);
+  sincos_2pi<Real, MultiplyAdd::fused>(u2, s, c);
   return r * ((k & 1) ? s : c);
 }
 

@@ -68,10 +68,29 @@ KOKKOS_FORCEINLINE_FUNCTION Real horner(Real t2) {
   }
 }
 
+// The same, each step one explicit fused multiply-add (see MultiplyAdd).
+template <class Real, class Coefficients, int Lo, int Hi>
+KOKKOS_FORCEINLINE_FUNCTION Real fma_horner(Real t) {
+  static_assert(Lo <= Hi);
+  constexpr double c = Coefficients::at(Lo);
+  if constexpr (Lo == Hi) {
+    return Real(c);
+  } else {
+    return Kokkos::fma(fma_horner<Real, Coefficients, Lo + 1, Hi>(t), t, Real(c));
+  }
+}
+
 }  // namespace detail
 
+// How a polynomial's multiply-adds are evaluated. as_written: a * b + c, which nvcc contracts into
+// one fused multiply-add and g++ without -mfma (x86-64 below x86-64-v3) rounds twice, so the last
+// bits may differ between a host and a GPU. fused: explicit Kokkos::fma, one rounding on every
+// backend and the same bits everywhere (the noise, noise.hpp); the same instructions on GPUs and on
+// hosts built with FMA, a libm call per fma on hosts without.
+enum class MultiplyAdd { as_written, fused };
+
 // s = sin(2 pi u), c = cos(2 pi u).
-template <class Real>
+template <class Real, MultiplyAdd Mode = MultiplyAdd::as_written>
 KOKKOS_INLINE_FUNCTION void sincos_2pi(Real u, Real& s, Real& c) {
   using T = detail::TrigTraits<Real>;
   Real const shifted = Real(4) * u + T::magic;  // 4 u rounded to an integer, held in the low mantissa bits
@@ -79,8 +98,14 @@ KOKKOS_INLINE_FUNCTION void sincos_2pi(Real u, Real& s, Real& c) {
   int const q = int(Kokkos::bit_cast<typename T::Bits>(shifted) & 3);  // n mod 4
   Real const t = u - Real(0.25) * n;  // [-1/8, 1/8], exact
   Real const t2 = t * t;
-  Real const sp = t * detail::horner<Real, detail::SinCoefficients, 0, T::sin_terms - 1>(t2);
-  Real const cp = detail::horner<Real, detail::CosCoefficients, 0, T::cos_terms - 1>(t2);
+  Real sp, cp;
+  if constexpr (Mode == MultiplyAdd::fused) {
+    sp = t * detail::fma_horner<Real, detail::SinCoefficients, 0, T::sin_terms - 1>(t2);
+    cp = detail::fma_horner<Real, detail::CosCoefficients, 0, T::cos_terms - 1>(t2);
+  } else {
+    sp = t * detail::horner<Real, detail::SinCoefficients, 0, T::sin_terms - 1>(t2);
+    cp = detail::horner<Real, detail::CosCoefficients, 0, T::cos_terms - 1>(t2);
+  }
   // Rotate by q quarter turns: (s, c) = (sp, cp), (cp, -sp), (-sp, -cp), (-cp, sp).
   Real const a = (q & 1) ? cp : sp, b = (q & 1) ? sp : cp;
   s = (q & 2) ? -a : a;

@@ -23,6 +23,11 @@
 //         bits (32 variates per Philox block; models/sde/noise.hpp NoiseLaw::five_point, 2026-11-23)
 //   V11 = V10 with the drift's cos(2 pi x) by __cosf (hardware approximation; reference only)
 //   V12 = V7 with the textbook three-point law (+-sqrt 3 with probability 1/6) from a 32-bit word
+//   V13 = V7 with Box-Muller's -2 log u by a portable polynomial (models/sde/log.hpp scaled_log:
+//         exponent and mantissa from the bits, m in [sqrt(1/2), sqrt 2), f + f^2 Q(f) with Q of
+//         degree 7 / 18 and -2 folded in, explicit FMAs), since 2026-11-28
+//   V14 = V7 with -2 log u by __log2f times -2 ln 2 (hardware approximation, float only; reference:
+//         the least a log can cost)
 // Occupancy of each kernel: printed beside its time (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 #include <Random123/philox.h>
 #include <cuda_runtime.h>
@@ -31,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -115,7 +121,62 @@ __host__ __device__ __forceinline__ R cos2pi_half(R u) {
   return t * R(p) + (t * t2) * q;
 }
 
-enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3, half = 4 };
+template <class R>
+__host__ __device__ constexpr double log_q(int k) {  // Q's coefficients (Remez)
+  if constexpr (std::is_same_v<R, float>) {
+    double const c[] = {-0.4999999160638075840686176, 0.3333395022149102075950415,  -0.2500175525751646419299059,
+                        0.199620721386656149295458,   -0.1657050806576036597670537, 0.1491797346106381940991374,
+                        -0.1430752251434709650776604, 0.08734844487605777829697167};
+    return c[k];
+  } else {
+    double const c[] = {-0.4999999999999997332490907,  0.3333333333332809452899955,   -0.2500000000001236594392423,
+                        0.2000000000174174600469343,   -0.1666666666626719530398407,  0.1428571408716794745956578,
+                        -0.1249999982974730125028006,  0.1111112201823182416998651,   -0.1000001818848305456366174,
+                        0.09090583290300473739436051,  -0.08332552019602219139576497, 0.07697710747066674140728774,
+                        -0.07160261012622842595048995, 0.06621606910178362966602267,  -0.06041118390560564391901335,
+                        0.05973533242176695937442823,  -0.06787069173748387466480858, 0.0632512311867102062199502,
+                        -0.02830039284993076752042637};
+    return c[k];
+  }
+}
+template <class R, int K, int Deg>
+__host__ __device__ __forceinline__ R minus_two_q(R f) {  // -2 Q(f) by Horner, every step an FMA
+  constexpr double c = -2 * log_q<R>(K);
+  if constexpr (K == Deg)
+    return R(c);
+  else
+    return fma(minus_two_q<R, K + 1, Deg>(f), f, R(c));
+}
+
+// -2 log u for u in (0, 1] (the uniforms above), as models/sde/log.hpp scaled_log<R, -2>: u = 2^e m
+// with m in [sqrt(1/2), sqrt 2) from the bits, e to floating point by a magic-number subtraction,
+// f = m - 1 exact, log(1 + f) = f + f^2 Q(f) (Q minimax, degree 7 / 18), e ln 2 in a head and a tail.
+template <class R>
+__host__ __device__ __forceinline__ R minus_two_log_poly(R u) {
+  constexpr bool F = std::is_same_v<R, float>;
+  using B = std::conditional_t<F, int32_t, int64_t>;
+  constexpr int mbits = F ? 23 : 52;
+  constexpr B sqrt_half = F ? B(0x3f3504f3) : B(0x3fe6a09e667f3bcdLL);
+  constexpr R magic = F ? R(12582912.0f) : R(6755399441055744.0);
+  constexpr double head = F ? 0.693147182464599609375 : 0.69314718055994528623;
+  constexpr double tail = F ? -1.9046542999577678785e-9 : 2.3190468138462996155e-17;
+  B bits, magic_bits;
+  memcpy(&bits, &u, sizeof(R));
+  memcpy(&magic_bits, &magic, sizeof(R));
+  B const d = bits - sqrt_half;
+  B const mb = bits - (d & ~((B(1) << mbits) - 1));
+  magic_bits += d >> mbits;  // e, arithmetic shift
+  R m, ef;
+  memcpy(&m, &mb, sizeof(R));
+  memcpy(&ef, &magic_bits, sizeof(R));
+  ef -= magic;
+  R const f = m - R(1);
+  R const q = minus_two_q < R, 0, F ? 7 : 18 > (f);
+  R const y = fma(f * f, q, R(-2) * f);
+  return fma(ef, R(-2 * head), fma(ef, R(-2 * tail), y));
+}
+
+enum Trig { libm = 0, poly = 1, cudapi = 2, fast = 3, half = 4, half_plog = 5, half_log2 = 6 };
 
 template <class R, int T>
 __device__ __forceinline__ R cos2pi(R x) {
@@ -124,7 +185,7 @@ __device__ __forceinline__ R cos2pi(R x) {
     R s, c;
     sincos2pi_poly(x, s, c);
     return c;
-  } else if constexpr (T == half)
+  } else if constexpr (T == half || T == half_plog || T == half_log2)
     return cos2pi_half(x);
   else if constexpr (T == cudapi)
     return cospi(R(2) * x);
@@ -136,14 +197,17 @@ __device__ __forceinline__ R cos2pi(R x) {
 template <class R, int T>
 __device__ __forceinline__ void box_muller(R u1, R u2, R& z1, R& z2) {
   constexpr R tp = R(6.283185307179586476925286766559);
-  R lg;
-  if constexpr (T == fast && std::is_same_v<R, float>)
-    lg = __logf(u1);
+  R r;
+  if constexpr (T == half_plog)
+    r = sqrt(minus_two_log_poly(u1));
+  else if constexpr (T == half_log2 && std::is_same_v<R, float>)
+    r = sqrt(R(-2 * 0.69314718055994530942) * __log2f(u1));
+  else if constexpr (T == fast && std::is_same_v<R, float>)
+    r = sqrt(R(-2) * __logf(u1));
   else
-    lg = log(u1);
-  R const r = sqrt(R(-2) * lg);
+    r = sqrt(R(-2) * log(u1));
   R s, c;
-  if constexpr (T == poly || T == half)
+  if constexpr (T == poly || T == half || T == half_plog || T == half_log2)
     sincos2pi_poly(u2, s, c);
   else if constexpr (T == cudapi)
     sincospi(R(2) * u2, &s, &c);
@@ -431,6 +495,12 @@ void run(char const* name, int n, int launches, int variant) {
       case 12:
         vw<R, half, 3><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 96, dt);
         break;
+      case 13:
+        vn<R, half_plog, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
+      case 14:
+        vn<R, half_log2, true, true><<<nb, bs>>>(n, X, V, W, acc, drive, p, 1, s0, 100, dt);
+        break;
     }
   };
   init<R><<<nb, bs>>>(n, X, V, W, acc, 1);
@@ -441,7 +511,7 @@ void run(char const* name, int n, int launches, int variant) {
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   cudaEventRecord(e0);
-  int const per_launch = variant >= 10 ? 96 : 100;
+  int const per_launch = variant >= 10 && variant <= 12 ? 96 : 100;
   for (int l = 0; l < launches; ++l) launch(long(l) * per_launch);
   cudaEventRecord(e1);
   CK(cudaEventSynchronize(e1));
@@ -460,6 +530,8 @@ void run(char const* name, int n, int launches, int variant) {
                   : variant == 10                ? (void const*)vw<R, half, 5>
                   : variant == 11                ? (void const*)vw<R, fast, 5>
                   : variant == 12                ? (void const*)vw<R, half, 3>
+                  : variant == 13                ? (void const*)vn<R, half_plog, true, true>
+                  : variant == 14                ? (void const*)vn<R, half_log2, true, true>
                                                  : nullptr;
   if (k) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, bs, smem));
@@ -482,8 +554,8 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("%s, %d SMs; %d paths x %d steps\n", prop.name, prop.multiProcessorCount, n, launches * 100);
   int const only = argc > 3 ? atoi(argv[3]) : -1;  // one variant, or all
-  for (int v = 0; v <= 12; ++v)
+  for (int v = 0; v <= 14; ++v)
     if (only < 0 || v == only || v == 7) run<float>("float", n, launches, v);
-  for (int v = 0; v <= 12; ++v)
-    if (v != 5 && v != 11 && (only < 0 || v == only || v == 7)) run<double>("double", n, launches, v);
+  for (int v = 0; v <= 14; ++v)
+    if (v != 5 && v != 11 && v != 14 && (only < 0 || v == only || v == 7)) run<double>("double", n, launches, v);
 }
