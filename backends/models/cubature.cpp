@@ -5,20 +5,12 @@
 #include "parity/run/ranks.hpp"
 
 namespace parity::cubature {
-namespace {
-
-// The cases with this process's ranks (parity/run/ranks.hpp) to split the regions over.
-Params with_process_ranks(Params p) {
-  p.options.ranks = run::ranks::communicator();
-  return p;
-}
-
-}  // namespace
 
 RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, with_process_ranks(params), progress, times);
+    return solve<backend::ExecutionSpace, decltype(real)>(space, params,
+                                                          {&progress, &times, run::ranks::communicator()});
   });
 }
 
@@ -39,10 +31,9 @@ int max_team_size(Precision precision) {
 std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
                                  run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace const space;
-  std::vector<Params> ranked;
-  for (auto const& p : cases) ranked.push_back(with_process_ranks(p));
   return with_precision(precision, [&](auto real) {
-    return solve_batch<backend::ExecutionSpace, decltype(real)>(space, ranked, concurrency, progress, times);
+    return solve_batch<backend::ExecutionSpace, decltype(real)>(space, cases, concurrency,
+                                                                {&progress, &times, run::ranks::communicator()});
   });
 }
 

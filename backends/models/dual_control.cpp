@@ -10,8 +10,12 @@ Result run(Params const& params, Precision precision, run::Progress& progress, r
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
     using Real = decltype(real);
-    auto const store = file_store(params, sizeof(Real) == sizeof(float) ? "float" : "double");
-    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases, run::ranks::communicator(), store);
+    Options options;
+    options.progress = &progress;
+    options.phases = &phases;
+    options.ranks = run::ranks::communicator();
+    options.store = file_store(params, sizeof(Real) == sizeof(float) ? "float" : "double");
+    return solve<backend::ExecutionSpace, Real>(space, params, options);
   });
 }
 

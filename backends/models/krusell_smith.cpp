@@ -8,7 +8,8 @@ namespace parity::krusell_smith {
 Result run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& phases) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, params, progress, phases, run::ranks::communicator());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, params,
+                                                          {&progress, &phases, run::ranks::communicator()});
   });
 }
 

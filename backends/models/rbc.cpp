@@ -9,7 +9,7 @@ Result run(Params const& params, Precision precision, run::Progress& progress, r
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
     using Real = decltype(real);
-    return solve<backend::ExecutionSpace, Real>(space, params, progress, phases);
+    return solve<backend::ExecutionSpace, Real>(space, params, {&progress, &phases});
   });
 }
 

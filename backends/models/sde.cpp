@@ -12,14 +12,14 @@ namespace parity::sde {
 JosephsonResult run(JosephsonParams const& p, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, {&progress, &times, run::ranks::communicator()});
   });
 }
 
 KuramotoRunResult run(KuramotoParams const& p, Precision precision, run::Progress& progress, run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, {&progress, &times, run::ranks::communicator()});
   });
 }
 
@@ -33,7 +33,7 @@ NetworkKuramotoRunResult run(NetworkKuramotoParams const& p, Precision precision
                              run::PhaseTimes& times) {
   backend::ExecutionSpace space;
   return with_precision(precision, [&](auto real) {
-    return solve<backend::ExecutionSpace, decltype(real)>(space, p, progress, times, run::ranks::communicator());
+    return solve<backend::ExecutionSpace, decltype(real)>(space, p, {&progress, &times, run::ranks::communicator()});
   });
 }
 #endif

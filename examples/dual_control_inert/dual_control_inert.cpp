@@ -28,9 +28,7 @@ int main(int argc, char* argv[]) {
   p.nmu = p.nsigma = 2;  // the inert value does not depend on the belief
   p.reference_states = {{p.xbar, 0.0, 1.0}, {p.xbar + 2, 1.0, 0.5}};
 
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  dc::Result const r = dc::solve<Space, double>(Space(), p, progress, times);
+  dc::Result const r = dc::solve<Space, double>(Space(), p);  // silent, one rank
 
   int const centre = p.nx / 2;
   double const v_grid = r.V[std::size_t(centre) * r.mu.size() * r.Sigma.size()];

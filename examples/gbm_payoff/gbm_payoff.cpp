@@ -62,10 +62,9 @@ int main(int argc, char* argv[]) {
   cfg.sample_every = 4;  // one sample, at the end
   cfg.seed = 11;
   cfg.stepper = sde::Stepper::euler_maruyama;
+  cfg.label = "gbm";  // profiles name its phases parity::gbm::<phase>
 
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  auto const r = sde::integrate(Space(), system, sde::Sweep{}, cfg, progress, times, "gbm");
+  auto const r = sde::integrate(Space(), system, sde::Sweep{}, cfg);
 
   double const T = double(r.sample_steps.back()) * cfg.dt, discount = std::exp(-system.rate * T);
   std::size_t const end = std::size_t(r.samples - 1) * r.observed;  // the last sample, one sweep point

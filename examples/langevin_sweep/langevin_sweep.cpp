@@ -61,10 +61,9 @@ int main(int argc, char* argv[]) {
   cfg.sample_every = 200;
   cfg.seed = 7;
   cfg.stepper = sde::Stepper::srk2;
+  cfg.label = "langevin";  // profiles name its phases parity::langevin::<phase>
 
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  auto const r = sde::integrate(Space(), system, sweep, cfg, progress, times, "langevin");
+  auto const r = sde::integrate(Space(), system, sweep, cfg);
 
   // Average the ensemble variances over the samples from t = 20 on, then compare with equipartition.
   // One sample's variance has a relative spread sqrt(2 / paths) = 1.6 %; the average over 10

@@ -95,10 +95,9 @@ int main(int argc, char* argv[]) {
   cfg.sample_every = 50;
   cfg.seed = 5;
   cfg.stepper = sde::Stepper::srk2;  // covariance (on by default) adds the covariance matrix per sample
+  cfg.label = "linear";  // profiles name its phases parity::linear::<phase>
 
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  auto const r = sde::integrate(Space(), system, sde::Sweep{}, cfg, progress, times, "linear");
+  auto const r = sde::integrate(Space(), system, sde::Sweep{}, cfg);
 
   double const n = cfg.paths;
   double worst = 0;  // the largest deviation, in standard errors

@@ -17,8 +17,8 @@
 #include "models/dp/egm.hpp"
 #include "parity/markov/ar1.hpp"
 #include "parity/optimize/root.hpp"
-#include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::aiyagari {
 
@@ -86,8 +86,10 @@ inline double gini(std::vector<double> values, std::vector<double> masses) {
 }
 
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases) {
+Result solve(ExecutionSpace const& space, Params const& p, run::SolveOptions const& options = {}) {
   validate(p);
+  run::SilentProgress silent;
+  run::Progress& progress = options.progress ? *options.progress : silent;
   struct NonFinite {};  // an inner solve met a value that is not finite
   auto const chain = labour_chain(p);
   auto const grid = asset_grid(p);
@@ -103,7 +105,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
                                                        1 + r};
     dp::PolicyOptions popt;
     popt.tolerance = p.policy_tol;
-    popt.phases = &phases;
+    popt.phases = options.phases;
     // The last policy is a good start unless it spends more than the new cash allows.
     if (!consumption.empty()) {
       popt.initial_consumption = consumption;
@@ -115,7 +117,7 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
     policy = dp::solve<Real>(space, problem, popt);
     dp::DistributionOptions dopt;
     dopt.tolerance = p.distribution_tol;
-    dopt.phases = &phases;
+    dopt.phases = options.phases;
     dopt.initial_mass = mass;
     distribution = dp::stationary_distribution<Real>(space, grid, chain, policy.saving, dopt);
     inner_converged = policy.status == dp::Status::converged && distribution.status == dp::Status::converged;

@@ -6,7 +6,7 @@
 //                                                                 concurrency);
 //
 // Each functor must provide what integrate() asks of one (integrate.hpp). opt.progress, if set,
-// gets one "batch" line per integral finished; opt.phase_times, if set, the phase
+// gets one "batch" line per integral finished, under a lock; opt.phases, if set, the phase
 // "parity::cubature::batch". The integrals themselves run silent and untimed.
 //
 // The integrals run one after another by default. On a GPU backend `concurrency` > 1 runs that
@@ -49,10 +49,10 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
   std::size_t const m = fs.size();
   std::vector<Result> out(m);
   if (m == 0) return out;
-  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::batch");
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::batch");
   Options one = opt;  // for each integral: silent, untimed
   one.progress = nullptr;
-  one.phase_times = nullptr;
+  one.phases = nullptr;
   Kokkos::Timer clock;
   std::mutex report_mutex;
   std::size_t finished = 0;
@@ -60,8 +60,8 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
     std::lock_guard<std::mutex> lock(report_mutex);
     ++finished;
     if (opt.progress)
-      opt.progress({"batch", int(finished), -1.0, clock.seconds(),
-                    std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
+      opt.progress->update({"batch", int(finished), -1.0, clock.seconds(),
+                            std::to_string(finished) + " of " + std::to_string(m) + " integrals"});
   };
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   // Several ranks: one at a time, so that every rank calls the collectives in the same order.

@@ -9,9 +9,10 @@
 // f is a device-callable functor, `KOKKOS_FUNCTION Real operator()(Point<Real> const& x) const`,
 // with x[0..n-1] the coordinates (n = lower.size() <= max_dim = 16); Real is float or double.
 // f is copied into the kernels, so it holds values and Kokkos Views, not host containers.
-// Tolerances and Options (options.hpp) have documented defaults; Options::progress (a callback,
-// empty: silent) and Options::phase_times (a timer, null: none) are optional, and the phases are
-// Kokkos Tools regions ("parity::cubature::phase1", "parity::cubature::phase2") either way.
+// Tolerances and Options (options.hpp) have documented defaults; Options::progress (a
+// run::Progress*, null: silent) and Options::phases (a run::PhaseTimes*, null: none) are optional,
+// and the phases are Kokkos Tools regions ("parity::cubature::phase1", "parity::cubature::phase2")
+// either way.
 // Bad input throws parity::InvalidInput with a message that names the option.
 //
 // Phase 1 (breadth-first, all regions at once), paper mode as published: INIT-PARTITION cuts the

@@ -3,15 +3,12 @@
 // input checks. integrate.hpp holds the algorithm.
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
-#include "parity/run/phase_times.hpp"
-#include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::cubature {
 
@@ -105,8 +102,18 @@ struct Tolerances {
 // so the result is the same bits for any rank count. Every rank must call integrate() with the
 // same problem.
 
-// Every member has a default that suits most integrals; the comments name it.
-struct Options {
+// Every member has a default that suits most integrals; the comments name it. From
+// run::SolveOptions, all optional:
+//   progress  where the integration is, from host code between kernels (stages "phase 1",
+//             "phase 2"; integrate_batch: "batch", one line per integral finished, under a lock);
+//             default null: silent;
+//   phases    the fenced seconds of the phases "parity::cubature::phase1" and
+//             "parity::cubature::phase2" (integrate_batch: "parity::cubature::batch") are added to
+//             it. The phases are Kokkos Tools regions either way; default null: no fences are
+//             added for them;
+//   ranks     default one rank. Several: see above (integrate_batch then runs its integrals one at
+//             a time).
+struct Options : run::SolveOptions {
   Mode mode = Mode::improved;  // default improved (see Mode)
   ErrorEstimate error_estimate = ErrorEstimate::automatic;  // default automatic (see ErrorEstimate)
   Rule rule = Rule::degree9;  // default degree9 (see Rule); ignored in paper mode
@@ -125,16 +132,6 @@ struct Options {
                                     // max_memory_mb (for tight tolerances with large budgets);
                                     // 0: none, phase 2's heaps take the list
   int team_size = 0;  // default 0: 1 on host backends, 32 on GPUs
-
-  // Where the integration is, from host code between kernels (stages "phase 1", "phase 2";
-  // integrate_batch: "batch", one line per integral finished, under a lock). Default empty: silent.
-  std::function<void(run::ProgressLine const&)> progress;
-  // Default null. When set, the fenced seconds of the phases "parity::cubature::phase1" and
-  // "parity::cubature::phase2" (integrate_batch: "parity::cubature::batch") are added to it. The
-  // phases are Kokkos Tools regions either way; without a timer no fences are added for them.
-  run::PhaseTimes* phase_times = nullptr;
-  // Default one rank. Several: see above (integrate_batch then runs its integrals one at a time).
-  run::Communicator ranks;
 };
 
 struct Phase1Step {

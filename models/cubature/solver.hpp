@@ -1,6 +1,6 @@
 #pragma once
-// One `cubature` run on a backend: the built-in integrand through integrate(), with the command
-// line's progress and phase times passed in through the options.
+// One `cubature` run on a backend: the built-in integrand through integrate(), with the caller's
+// progress, phase times and ranks (run::SolveOptions) in place of those of params.options.
 #include <Kokkos_Core.hpp>
 
 #include <limits>
@@ -12,35 +12,35 @@
 #include "models/cubature/params.hpp"
 #include "models/cubature/result.hpp"
 #include "models/cubature/vegas.hpp"
-#include "parity/run/phase_times.hpp"
-#include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::cubature {
 
-// The options with progress lines going to `progress` and phases timed into `times`.
-inline Options with_reporting(Options options, run::Progress& progress, run::PhaseTimes& times) {
-  options.progress = [&progress](run::ProgressLine const& line) { progress.update(line); };
-  options.phase_times = &times;
-  return options;
+// The engine's options with the caller's progress, phases and ranks.
+template <class EngineOptions>
+EngineOptions with_reporting(EngineOptions engine, run::SolveOptions const& options) {
+  static_cast<run::SolveOptions&>(engine) = options;
+  return engine;
 }
 
 template <class ExecutionSpace, class Real>
-RunResult solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& times) {
+RunResult solve(ExecutionSpace const& space, Params const& params, run::SolveOptions const& options = {}) {
   Problem const q = validate(params);
   GenzIntegrand<Real> const f(q.family, q.a, q.u);
   RunResult r;
   r.integration = integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances,
-                                                  with_reporting(params.options, progress, times));
+                                                  with_reporting(params.options, options));
   r.exact = genz_exact(q.family, q.a, q.u, q.lower, q.upper);
   return r;
 }
 
 template <class ExecutionSpace, class Real>
-VegasRunResult solve_vegas(ExecutionSpace const& space, Params const& params) {
+VegasRunResult solve_vegas(ExecutionSpace const& space, Params const& params, run::SolveOptions const& options = {}) {
   Problem const q = validate(params);
   GenzIntegrand<Real> const f(q.family, q.a, q.u);
   VegasRunResult r;
-  r.integration = integrate_vegas<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances, params.vegas);
+  r.integration = integrate_vegas<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances,
+                                                        with_reporting(params.vegas, options));
   // corner_peak's closed form sums 2^n vertices: past max_dim it is too slow and cancels too much.
   r.exact = q.family == Family::corner_peak && params.dim > max_dim ? std::numeric_limits<double>::quiet_NaN()
                                                                     : genz_exact(q.family, q.a, q.u, q.lower, q.upper);
@@ -51,7 +51,7 @@ VegasRunResult solve_vegas(ExecutionSpace const& space, Params const& params) {
 // differing in a and u: one integrate_batch call, timed as the phase "parity::cubature::batch".
 template <class ExecutionSpace, class Real>
 std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Params> const& cases, int concurrency,
-                                   run::Progress& progress, run::PhaseTimes& times) {
+                                   run::SolveOptions const& options = {}) {
   std::vector<GenzIntegrand<Real>> fs;
   std::vector<Problem> problems;
   for (auto const& p : cases) {
@@ -66,7 +66,7 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
   if (cases.empty()) return out;
   std::vector<Result> const results = integrate_batch<ExecutionSpace, Real>(
       space, fs, problems.front().lower, problems.front().upper, cases.front().tolerances,
-      with_reporting(cases.front().options, progress, times), concurrency);
+      with_reporting(cases.front().options, options), concurrency);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);

@@ -18,12 +18,10 @@
 
 namespace parity::dp {
 
-struct DistributionOptions {
+struct DistributionOptions : run::SolveOptions {  // progress: a line per 1024 steps (options.hpp)
   double tolerance = 1e-12;  // on the sup norm of the change of the masses in one step
   int max_iterations = 100000;
   std::vector<double> initial_mass;  // n_z x n_k, summing to 1; empty: the chain's stationary one, spread evenly
-  run::Progress* progress = nullptr;
-  run::PhaseTimes* phases = nullptr;
 };
 
 struct DistributionResult {

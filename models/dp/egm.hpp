@@ -53,12 +53,10 @@ concept EndogenousGridModel = std::is_copy_constructible_v<M> && requires(M cons
   { m.assets_for_cash(z, x) } -> std::convertible_to<Real>;
 };
 
-struct PolicyOptions {
+struct PolicyOptions : run::SolveOptions {  // progress: a line per sweep (options.hpp)
   double tolerance = 1e-10;  // on the sup norm of the change of c in one sweep
   int max_iterations = 10000;
   std::vector<double> initial_consumption;  // n_z x n_k; empty: consume all cash above the limit
-  run::Progress* progress = nullptr;
-  run::PhaseTimes* phases = nullptr;
 };
 
 struct PolicyResult {

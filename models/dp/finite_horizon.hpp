@@ -24,13 +24,11 @@
 
 namespace parity::dp {
 
-struct FiniteHorizonOptions {
+struct FiniteHorizonOptions : run::SolveOptions {  // progress: a line per period (options.hpp)
   int periods = 1;  // T: decisions at t = 0 .. T-1
   std::vector<double> terminal_value;  // V_T, n_z x n_k row-major; empty: zero (nothing after T)
   Search search = Search::exhaustive;
   bool monotone = false;  // the best k' does not decrease in k, in every period (options.hpp)
-  run::Progress* progress = nullptr;  // optional: a line per period
-  run::PhaseTimes* phases = nullptr;  // optional: fenced seconds per phase
 };
 
 struct FiniteHorizonResult {

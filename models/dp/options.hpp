@@ -7,8 +7,7 @@
 
 #include "parity/markov/chain.hpp"
 #include "parity/run/errors.hpp"
-#include "parity/run/phase_times.hpp"
-#include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::dp {
 
@@ -36,7 +35,10 @@ inline char const* to_string(Status s) {
   return s == Status::converged ? "converged" : (s == Status::non_finite ? "non_finite" : "not_converged");
 }
 
-struct Options {
+// With the entry point's options (run::SolveOptions): progress, a line per sweep, and phases, fenced
+// seconds per phase (both optional). Every engine of this folder runs in one process: ranks is not
+// read.
+struct Options : run::SolveOptions {
   double tolerance = 1e-8;  // on the sup norm of the change of V in one Bellman sweep
   int max_iterations = 10000;  // Bellman sweeps at most
   int howard_steps = 0;  // policy-evaluation steps after each Bellman sweep (modified policy iteration)
@@ -49,8 +51,6 @@ struct Options {
   // spread of TV - V, is below `tolerance`, and return TV shifted to the bounds' midpoint.
   bool macqueen_porteus = false;
   std::vector<double> initial_value;  // V at the start, n_z x n_k row-major; empty: zero
-  run::Progress* progress = nullptr;  // optional: a line per sweep
-  run::PhaseTimes* phases = nullptr;  // optional: fenced seconds per phase
 };
 
 struct Result {

@@ -45,32 +45,35 @@
 #include "parity/run/communicator.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
 namespace parity::dual_control {
 
-// Solves for the value and policy of params.policy. Checkpoints go through `store`
-// (iteration_state.hpp; checkpoint.hpp's file_store(params, precision) reads and writes the files
-// that Params::resume and Params::checkpoint name: a solve given those names needs that store).
-template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& params, run::Progress& progress, run::PhaseTimes& phases,
-             run::Communicator const& ranks = {}, StateStore const& store = {}) {
-  validate(params);
-  require(params.checkpoint.empty() || bool(store.save),
-          "checkpoint names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
-          "solve's store");
-  require(params.resume.empty() || store.resume.has_value(),
-          "resume names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
-          "solve's store");
-  return detail::Solve<ExecutionSpace, Real>(space, params, progress, phases, ranks, store).run();
-}
+struct Options : run::SolveOptions {
+  // Where checkpoints go and resume from (iteration_state.hpp; checkpoint.hpp's
+  // file_store(params, precision) reads and writes the files that Params::resume and
+  // Params::checkpoint name: a solve given those names needs that store). Default: none.
+  StateStore store;
+};
 
-// The same for library use without the command line's reporting: silent, phases not recorded.
+// Solves for the value and policy of params.policy.
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& params) {
-  run::SilentProgress progress;
-  run::PhaseTimes phases;
-  return solve<ExecutionSpace, Real>(space, params, progress, phases);
+Result solve(ExecutionSpace const& space, Params const& params, Options const& options = {}) {
+  validate(params);
+  require(params.checkpoint.empty() || bool(options.store.save),
+          "checkpoint names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
+          "solve's Options::store");
+  require(params.resume.empty() || options.store.resume.has_value(),
+          "resume names a file: pass file_store(params, precision) (models/dual_control/checkpoint.hpp) as the "
+          "solve's Options::store");
+  // A null progress is silent; null phases are timed into a record of the call's own.
+  run::SilentProgress silent;
+  run::PhaseTimes own_phases;
+  return detail::Solve<ExecutionSpace, Real>(space, params, options.progress ? *options.progress : silent,
+                                             options.phases ? *options.phases : own_phases, options.ranks,
+                                             options.store)
+      .run();
 }
 
 // The same problem on a grid of about `target` points (the whole grid if it is not larger): x and

@@ -46,14 +46,20 @@
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
 namespace parity::krusell_smith {
 
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases,
-             run::Communicator const& ranks = {}) {
+Result solve(ExecutionSpace const& space, Params const& p, run::SolveOptions const& options = {}) {
   validate(p);
+  // A null progress is silent; null phases are timed into a record of the call's own.
+  run::SilentProgress silent;
+  run::PhaseTimes own_phases;
+  run::Progress& progress = options.progress ? *options.progress : silent;
+  run::PhaseTimes& phases = options.phases ? *options.phases : own_phases;
+  run::Communicator const& ranks = options.ranks;
   require(p.agents >= ranks.size, "--agents " + std::to_string(p.agents) + ": fewer agents than the " +
                                       std::to_string(ranks.size) + " ranks (each rank simulates at least one)");
   require(!ranks.several() || (p.checkpoint.path.empty() && p.checkpoint.resume.empty()),

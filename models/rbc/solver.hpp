@@ -11,8 +11,7 @@
 #include "models/rbc/params.hpp"
 #include "models/rbc/result.hpp"
 #include "parity/markov/ar1.hpp"
-#include "parity/run/phase_times.hpp"
-#include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::rbc {
 
@@ -69,7 +68,7 @@ inline void euler_errors(Params const& p, Result& r) {
 }
 
 template <class ExecutionSpace, class Real>
-Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progress, run::PhaseTimes& phases) {
+Result solve(ExecutionSpace const& space, Params const& p, run::SolveOptions const& options = {}) {
   validate(p);
   auto const ss = steady_state(p);
   dp::GridChoiceProblem<Planner> problem{Planner{p.crra, p.alpha, p.delta}, capital_grid(p), productivity_chain(p),
@@ -82,8 +81,8 @@ Result solve(ExecutionSpace const& space, Params const& p, run::Progress& progre
   opt.monotone = p.monotone;
   // The paper's start: the deterministic steady state's value everywhere.
   opt.initial_value.assign(problem.grid.size() * problem.exogenous.size(), ss.value);
-  opt.progress = &progress;
-  opt.phases = &phases;
+  opt.progress = options.progress;
+  opt.phases = options.phases;
   auto const d = dp::solve<Real>(space, problem, opt);
 
   Result r;

@@ -55,6 +55,7 @@
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/run/solve_options.hpp"
 #include "parity/timing/scoped_phase.hpp"
 
 namespace parity::sde {
@@ -108,7 +109,9 @@ constexpr unsigned advance_min_blocks() {
     return 0;
 }
 
-struct EnsembleConfig {
+// With the entry point's options (run::SolveOptions): progress, phases and the ranks (uses all_gather
+// and sum).
+struct EnsembleConfig : run::SolveOptions {
   int paths = 1024;  // per parameter value
   long steps = 1000;
   double dt = 0.01;
@@ -134,7 +137,7 @@ struct EnsembleConfig {
   // step k reads variates k * noise_dim + q), so runs at dt with refinement r and at dt / r with 1
   // see the same Brownian paths: strong convergence studies compare them path by path.
   int noise_refinement = 1;
-  run::Communicator ranks;  // one rank unless set (uses all_gather and sum)
+  std::string label = "sde";  // names the phases ("parity::<label>::integrate") and progress lines
 };
 
 namespace detail {
@@ -398,12 +401,17 @@ namespace parity::sde {
 
 // Integrates the ensemble of `system` over the sweep; see the top of this file.
 template <class ExecSpace, class System>
-EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep const& sweep, EnsembleConfig const& cfg,
-                         run::Progress& progress, run::PhaseTimes& times, std::string const& label = "sde") {
+EnsembleResult integrate(ExecSpace const& space, System const& system, Sweep const& sweep, EnsembleConfig const& cfg) {
   static_assert(detail::check_system<System>());
   using Real = typename System::real_type;
   using Mem = typename ExecSpace::memory_space;
   constexpr int dim = System::dim;
+  // A null progress is silent; null phases are timed into a record of the call's own.
+  run::SilentProgress silent;
+  run::PhaseTimes own_times;
+  run::Progress& progress = cfg.progress ? *cfg.progress : silent;
+  run::PhaseTimes& times = cfg.phases ? *cfg.phases : own_times;
+  std::string const& label = cfg.label;
   require(sweepable<System> || (sweep.axis[0].field < 0 && sweep.axis[1].field < 0),
           "sde::integrate: the system has no set(field, value), so it cannot be swept");
   require(cfg.terminal_states >= 0 && cfg.trajectories >= 0,

@@ -66,10 +66,14 @@
 namespace parity::sde {
 
 template <class ExecSpace, class Real>
-KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& c, run::Progress& progress,
-                                  run::PhaseTimes& times,
+KuramotoResult integrate_kuramoto(ExecSpace const& space, KuramotoConfig const& c,
                                   Kokkos::View<Real**, typename ExecSpace::memory_space> const& kmat = {}) {
   using Mem = typename ExecSpace::memory_space;
+  // A null progress is silent; null phases are timed into a record of the call's own.
+  run::SilentProgress silent;
+  run::PhaseTimes own_times;
+  run::Progress& progress = c.progress ? *c.progress : silent;
+  run::PhaseTimes& times = c.phases ? *c.phases : own_times;
   require(c.stepper == Stepper::srk2 || c.stepper == Stepper::euler_maruyama,
           "sde::integrate_kuramoto: the stepper must be srk2 or euler_maruyama");
   int const n = c.n, samples = int((c.steps + c.sample_every - 1) / c.sample_every);

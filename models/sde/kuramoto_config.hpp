@@ -1,18 +1,19 @@
 #pragma once
 // What integrate_kuramoto (kuramoto.hpp) integrates: the noisy Kuramoto model's parameters, the
-// coupling kernel and the ranks the oscillators are split over.
+// coupling kernel and, with the entry point's options (run::SolveOptions), progress, phases and the
+// ranks the oscillators are split over.
 #include <cstdint>
 
 #include "models/sde/ensemble.hpp"
 #include "models/sde/noise.hpp"
 #include "models/sde/stepper.hpp"
-#include "parity/run/communicator.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::sde {
 
 enum class Coupling { mean_field, all_pairs };
 
-struct KuramotoConfig {
+struct KuramotoConfig : run::SolveOptions {
   int n = 1 << 16;  // oscillators
   double K = 4, gamma = 1, D = 1;
   double omega_mean = 0, omega_spread = 0;  // omega_i = omega_mean + omega_spread * N(0,1)
@@ -28,7 +29,6 @@ struct KuramotoConfig {
   int column_splits = 0;  // all pairs: teams sharing a row tile, each over a share of the
                           // column tiles (0: enough to fill the device, see all_pairs_splits)
   bool keep_positions = false;  // copy the final phases to the host (tests)
-  run::Communicator ranks;  // one rank unless set (see kuramoto.hpp)
 };
 
 }  // namespace parity::sde

@@ -38,13 +38,16 @@
 #include "models/sde/stepper.hpp"
 #include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::sde {
 
 enum class FrequencyLaw { gaussian, lorentzian };
 enum class CouplingStorage { sparse, dense };
 
-struct NetworkKuramotoConfig {
+// With the entry point's options (run::SolveOptions): progress, phases and the ranks (rows split,
+// see the top of this file).
+struct NetworkKuramotoConfig : run::SolveOptions {
   double gamma = 1, D = 1;
   double omega_mean = 0, omega_width = 0;  // omega_i = mean + width z_i (width 0: identical)
   FrequencyLaw omega_law = FrequencyLaw::gaussian;  // z_i standard normal or standard Cauchy
@@ -61,7 +64,6 @@ struct NetworkKuramotoConfig {
   NoiseLaw noise = NoiseLaw::gaussian;
   bool local_order = false;  // r_i at the end
   bool keep_positions = false;  // copy the final phases to the host
-  run::Communicator ranks;  // one rank unless set (rows split, see the top of this file)
 };
 
 namespace detail {
@@ -320,8 +322,12 @@ Kokkos::View<Real*, typename ExecSpace::memory_space> column(Block<ExecSpace, Re
 // whole matrix on every rank, of which each keeps its rows).
 template <class ExecSpace, class Real>
 NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, NetworkKuramotoConfig const& c,
-                                                    Network const& coupling, run::Progress& progress,
-                                                    run::PhaseTimes& times) {
+                                                    Network const& coupling) {
+  // A null progress is silent; null phases are timed into a record of the call's own.
+  run::SilentProgress silent;
+  run::PhaseTimes own_times;
+  run::Progress& progress = c.progress ? *c.progress : silent;
+  run::PhaseTimes& times = c.phases ? *c.phases : own_times;
   require(c.stepper == Stepper::srk2 || c.stepper == Stepper::euler_maruyama,
           "sde::integrate_network_kuramoto: the stepper must be srk2 or euler_maruyama");
   using Mem = typename ExecSpace::memory_space;
@@ -478,10 +484,10 @@ NetworkKuramotoRunResult integrate_network_kuramoto(ExecSpace const& space, Netw
 }
 
 // The parameters' network and frequencies, integrated, with the modelled work of a step.
-// ranks: the ranks the rows are split over (see the top of this file); default one.
+// options.ranks: the ranks the rows are split over (see the top of this file); default one.
 template <class ExecSpace, class Real>
-NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams const& p, run::Progress& progress,
-                               run::PhaseTimes& times, run::Communicator const& ranks = {}) {
+NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams const& p,
+                               run::SolveOptions const& options = {}) {
   validate(p);
   Network const kmat = build_coupling(p);
   NetworkKuramotoConfig c;
@@ -503,8 +509,10 @@ NetworkKuramotoRunResult solve(ExecSpace const& space, NetworkKuramotoParams con
   c.stepper = p.stepper == "euler" ? Stepper::euler_maruyama : Stepper::srk2;
   c.noise = p.noise_law == "five-point" ? NoiseLaw::five_point : NoiseLaw::gaussian;
   c.local_order = p.local_order;
-  c.ranks = ranks;
-  auto out = integrate_network_kuramoto<ExecSpace, Real>(space, c, kmat, progress, times);
+  c.progress = options.progress;
+  c.phases = options.phases;
+  c.ranks = options.ranks;
+  auto out = integrate_network_kuramoto<ExecSpace, Real>(space, c, kmat);
   // The adjacency's degree moments (unit weights: pattern files and generated networks).
   double k1 = 0, k2 = 0;
   for (int i = 0; i < kmat.n; ++i) {

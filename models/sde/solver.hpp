@@ -18,7 +18,7 @@
 #include "models/sde/kuramoto.hpp"
 #include "models/sde/params.hpp"
 #include "models/sde/result.hpp"
-#include "parity/run/communicator.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::sde {
 
@@ -71,10 +71,9 @@ inline NoiseLaw noise_law(std::string const& name) {
   return name == "five-point" ? NoiseLaw::five_point : NoiseLaw::gaussian;
 }
 
-// ranks: the ranks the paths and sweep points are split over (ensemble.hpp); default one.
+// options.ranks: the ranks the paths and sweep points are split over (ensemble.hpp); default one.
 template <class ExecutionSpace, class Real>
-JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run::Progress& progress,
-                      run::PhaseTimes& times, run::Communicator const& ranks = {}) {
+JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run::SolveOptions const& options = {}) {
   validate(p);
   JosephsonSystem<Real> sys;
   sys.gamma = Real(p.gamma);
@@ -126,8 +125,11 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
   cfg.terminal_states = p.terminal_states;
   cfg.trajectories = p.trajectories;
   cfg.density = {p.density_lo, p.density_hi, p.density_bins};
-  cfg.ranks = ranks;
-  r.ensemble = integrate(space, sys, sweep, cfg, progress, times, "josephson");
+  cfg.progress = options.progress;
+  cfg.phases = options.phases;
+  cfg.ranks = options.ranks;
+  cfg.label = "josephson";
+  r.ensemble = integrate(space, sys, sweep, cfg);
   r.dt = cfg.dt;
   r.steps = cfg.steps;
   r.paths_total = long(p.paths) * sweep.size();
@@ -141,8 +143,7 @@ JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p, run
 }
 
 template <class ExecutionSpace, class Real>
-KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, run::Progress& progress,
-                        run::PhaseTimes& times, run::Communicator const& ranks = {}) {
+KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, run::SolveOptions const& options = {}) {
   validate(p);
   KuramotoConfig c;
   c.n = p.oscillators;
@@ -161,9 +162,11 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
   c.coupling = p.coupling == "all-pairs" ? Coupling::all_pairs : Coupling::mean_field;
   c.tile = p.tile;
   c.column_splits = p.column_splits;
-  c.ranks = ranks;
+  c.progress = options.progress;
+  c.phases = options.phases;
+  c.ranks = options.ranks;
   KuramotoRunResult r;
-  r.kuramoto = integrate_kuramoto<ExecutionSpace, Real>(space, c, progress, times);
+  r.kuramoto = integrate_kuramoto<ExecutionSpace, Real>(space, c);
   r.dt = p.dt;
   bool const srk2 = c.stepper == Stepper::srk2;
   double const n = p.oscillators;
@@ -185,21 +188,6 @@ KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p, ru
     r.bytes_per_step = srk2 ? 2 * drift + 7.0 * sizeof(Real) : drift + 3.0 * sizeof(Real);
   }
   return r;
-}
-
-// The same for library use without the command line's reporting: silent, phases not recorded.
-template <class ExecutionSpace, class Real>
-JosephsonResult solve(ExecutionSpace const& space, JosephsonParams const& p) {
-  run::SilentProgress progress;
-  run::PhaseTimes times;
-  return solve<ExecutionSpace, Real>(space, p, progress, times);
-}
-
-template <class ExecutionSpace, class Real>
-KuramotoRunResult solve(ExecutionSpace const& space, KuramotoParams const& p) {
-  run::SilentProgress progress;
-  run::PhaseTimes times;
-  return solve<ExecutionSpace, Real>(space, p, progress, times);
 }
 
 }  // namespace parity::sde

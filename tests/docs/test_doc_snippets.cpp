@@ -78,9 +78,7 @@ struct Decay {  // dX = -X dt + dW: compiled only
 
 [[maybe_unused]] parity::sde::EnsembleResult sde_integrate(ExecSpace const& space, Decay const& system,
                                                            parity::sde::Sweep const& sweep,
-                                                           parity::sde::EnsembleConfig const& config,
-                                                           parity::run::Progress& progress,
-                                                           parity::run::PhaseTimes& times) {
+                                                           parity::sde::EnsembleConfig const& config) {
 #include "doc_snippets/sde_integrate.inc"
   return r;
 }
@@ -95,7 +93,7 @@ parity::dual_control::Result dual_control_solve(ExecSpace const& space, parity::
 
 template <class Real>
 parity::krusell_smith::Result krusell_smith_solve(ExecSpace const& space, parity::krusell_smith::Params const& params,
-                                                  parity::run::Progress& progress, parity::run::PhaseTimes& times) {
+                                                  parity::run::SolveOptions const& options) {
 #include "doc_snippets/krusell_smith_solve.inc"
   return r;
 }

@@ -75,7 +75,7 @@ class Integrator {
   void finish(Filtered const& sums);
   double tolerance_left() const { return 0.9 * tol_now - fin_err - waiting.reserve; }
   void report(run::ProgressLine const& line) const {
-    if (opt.progress) opt.progress(line);
+    if (opt.progress) opt.progress->update(line);
   }
   void set_status();
 
@@ -297,7 +297,7 @@ void Integrator<ExecutionSpace, Real, F>::set_status() {
 // Phase 1, then phase 2 for what phase 1 left unfinished.
 template <class ExecutionSpace, class Real, class F>
 Result Integrator<ExecutionSpace, Real, F>::run() {
-  phase1_timer.emplace(space, opt.phase_times, "parity::cubature::phase1");
+  phase1_timer.emplace(space, opt.phases, "parity::cubature::phase1");
   phase1();
   phase1_timer.reset();
   if (!done) {

@@ -308,7 +308,7 @@ Flow Integrator<ExecutionSpace, Real, F>::split_or_hand_over(std::int64_t left, 
     // refinement for good (f3 5-D, 4e11 evaluations, H200: true error 1.1e-6).
     phase1_timer.reset();
     phase2(left, std::max(tolerance_left(), 0.1 * tol_now * bad_volume));
-    phase1_timer.emplace(space, opt.phase_times, "parity::cubature::phase1");
+    phase1_timer.emplace(space, opt.phases, "parity::cubature::phase1");
     return unpark_next() ? Flow::next_iteration : Flow::stop;
   }
   ensure_list(next, split_parents * d);

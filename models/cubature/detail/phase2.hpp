@@ -56,7 +56,7 @@ void Integrator<ExecutionSpace, Real, F>::evaluate_handed_over() {
 // tau_abs) of its own integral, as sequential CUHRE does. Their sums join the finished ones.
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const slack) {
-  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phase_times, "parity::cubature::phase2");
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::phase2");
   res.phase2_regions += count;
   if (unevaluated) {
     evaluate_handed_over();

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/cubature/detail/vegas_map.hpp"
 #include "models/cubature/detail/vegas_sampling.hpp"
 #include "models/cubature/detail/vegas_statistics.hpp"
 #include "models/cubature/vegas_options.hpp"
+#include "parity/timing/scoped_phase.hpp"
 
 namespace parity::cubature::detail {
 
@@ -22,6 +24,8 @@ template <class ExecutionSpace, class Real, class F>
 std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int components,
                                    std::vector<double> const& lower, std::vector<double> const& upper,
                                    Tolerances const& tol, VegasOptions const& opt) {
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::vegas");
+  Kokkos::Timer clock;
   int const n = int(lower.size()), m = components;
   std::int64_t const per_iteration = opt.evaluations_per_iteration;
   // Ten samples per increment at least, so the histograms are not mostly noise.
@@ -75,6 +79,12 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     for (std::size_t h = 0; h < weights.size(); ++h) weights[h] = std::pow(sums.sigma[h], opt.beta);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);
+    if (opt.progress) {
+      bool const kept = !kept_estimates[0].empty();
+      opt.progress->update({"vegas", iterations, kept ? combined[0].error : -1.0, clock.seconds(),
+                            kept ? "estimate " + std::to_string(combined[0].mean) : "adapting",
+                            long(opt.max_evaluations / per_iteration), kept ? tolerance(combined[0].mean) : -1.0});
+    }
     if (met) {
       status = VegasStatus::converged;
       break;

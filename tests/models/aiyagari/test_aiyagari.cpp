@@ -37,11 +37,7 @@ ai::Params small() {
   return p;
 }
 
-ai::Result solve(ai::Params const& p) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  return ai::solve<ExecSpace, double>(ExecSpace{}, p, progress, phases);
-}
+ai::Result solve(ai::Params const& p) { return ai::solve<ExecSpace, double>(ExecSpace{}, p); }
 
 // The base case, solved once for the tests that read it (host data only).
 ai::Result const& base() {
@@ -104,9 +100,7 @@ TEST(Aiyagari, FloatAgreesWithDouble) {
   p.policy_tol = 1e-5;
   p.distribution_tol = 1e-8;
   p.rate_tol = 1e-6;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  auto const f = ai::solve<ExecSpace, float>(ExecSpace{}, p, progress, phases);
+  auto const f = ai::solve<ExecSpace, float>(ExecSpace{}, p);
   EXPECT_NEAR(f.interest_rate, base().interest_rate, 2e-4);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "models/cubature/batch.hpp"
@@ -64,6 +65,13 @@ TEST(CubatureBatch, EmptyAndBadInput) {
   EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, hi, lo, {}, {})), parity::InvalidInput);
 }
 
+// Keeps the progress lines it is given.
+struct Recorded final : parity::run::Progress {
+  std::vector<parity::run::ProgressLine> lines;
+  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
+  void message(std::string const&) override {}
+};
+
 TEST(CubatureBatch, ProgressOncePerIntegralAndOnePhase) {
   int const n = 2;
   std::vector<double> const lo(n, 0.0), hi(n, 1.0);
@@ -73,14 +81,16 @@ TEST(CubatureBatch, ProgressOncePerIntegralAndOnePhase) {
   cub::Options o;
   o.initial_regions = 64;
   auto const silent = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o);
-  std::vector<long> seen;
+  Recorded progress;
   parity::run::PhaseTimes times;
-  o.progress = [&](parity::run::ProgressLine const& line) {
+  o.progress = &progress;
+  o.phases = &times;
+  auto const reported = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o, 2);
+  std::vector<long> seen;
+  for (auto const& line : progress.lines) {
     EXPECT_EQ(line.stage, "batch");
     seen.push_back(line.iteration);
-  };
-  o.phase_times = &times;
-  auto const reported = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o, 2);
+  }
   EXPECT_EQ(seen, (std::vector<long>{1, 2, 3}));
   ASSERT_EQ(times.phases().size(), 1u);
   EXPECT_EQ(times.phases()[0].name, "parity::cubature::batch");

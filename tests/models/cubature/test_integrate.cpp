@@ -14,6 +14,8 @@
 #include "models/cubature/integrate.hpp"
 #include "models/cubature/params.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_integrate {
@@ -798,20 +800,29 @@ TEST(CubatureIntegrate, DefaultOptionsNeedNoCallbackOrTimer) {
   EXPECT_NEAR(r.integral, exact, 1e-6 * exact);
 }
 
-TEST(CubatureIntegrate, ProgressCallbackAndTimerChangeNoBits) {
+// Keeps the progress lines it is given.
+struct Recorded final : parity::run::Progress {
+  std::vector<parity::run::ProgressLine> lines;
+  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
+  void message(std::string const&) override {}
+};
+
+TEST(CubatureIntegrate, ProgressAndTimerChangeNoBits) {
   auto o = small_options();
   o.mode = cub::Mode::paper;
   o.max_regions = 16;  // hands over to phase 2 at this tolerance
   auto const silent = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
   ASSERT_GT(silent.phase2_regions, 0);
-  int phase1_lines = 0, phase2_lines = 0;
+  Recorded progress;
   parity::run::PhaseTimes times;
-  o.progress = [&](parity::run::ProgressLine const& line) {
+  o.progress = &progress;
+  o.phases = &times;
+  auto const reported = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
+  int phase1_lines = 0, phase2_lines = 0;
+  for (auto const& line : progress.lines) {
     phase1_lines += line.stage == "phase 1" ? 1 : 0;
     phase2_lines += line.stage == "phase 2" ? 1 : 0;
-  };
-  o.phase_times = &times;
-  auto const reported = genz(Family::oscillatory, {1.5, 1.87, 2.24, 2.61}, {0.3, 0.35, 0.4, 0.45}, 1e-6, o);
+  }
   EXPECT_TRUE(same_bits(reported.integral, silent.integral));
   EXPECT_TRUE(same_bits(reported.error, silent.error));
   EXPECT_EQ(reported.evaluations, silent.evaluations);

@@ -1,7 +1,7 @@
 // VEGAS+: Genz families against their closed forms in 5 to 32 dimensions, the coverage of the
 // reported one-standard-deviation error over many seeds, the same bits for any thread count, an
 // unbiased estimate of a discontinuous integrand, the chi^2 Q against closed forms, the map's
-// adaptation, the budget, non-finite integrands and bad input.
+// adaptation, the budget, non-finite integrands and bad input, progress and phase times.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +14,8 @@
 #include "models/cubature/integrands.hpp"
 #include "models/cubature/integrate.hpp"
 #include "models/cubature/vegas.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vegas {
@@ -332,6 +334,40 @@ TEST(CubatureVegas, BudgetNonFiniteAndBadInput) {
   bad = o;
   bad.beta = 1.5;
   refused(lo, hi, bad, "beta");
+  bad = o;
+  bad.ranks.size = 2;
+  refused(lo, hi, bad, "VEGAS runs on one rank");
+}
+
+// Keeps the progress lines it is given.
+struct Recorded final : parity::run::Progress {
+  std::vector<parity::run::ProgressLine> lines;
+  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
+  void message(std::string const&) override {}
+};
+
+TEST(CubatureVegas, ProgressAndTimerChangeNoBits) {
+  cub::VegasOptions o;
+  o.evaluations_per_iteration = 5000;
+  auto const silent = genz(Family::gaussian, 5, 2.0, 1e-3, o);
+  ASSERT_EQ(silent.status, cub::VegasStatus::converged);
+  Recorded progress;
+  parity::run::PhaseTimes times;
+  o.progress = &progress;
+  o.phases = &times;
+  auto const reported = genz(Family::gaussian, 5, 2.0, 1e-3, o);
+  EXPECT_TRUE(same_bits(reported.integral, silent.integral));
+  EXPECT_TRUE(same_bits(reported.error, silent.error));
+  // One line per iteration, the last with the returned estimate's error against its tolerance.
+  ASSERT_EQ(long(progress.lines.size()), long(silent.iterations));
+  for (std::size_t k = 0; k < progress.lines.size(); ++k) {
+    EXPECT_EQ(progress.lines[k].stage, "vegas");
+    EXPECT_EQ(progress.lines[k].iteration, long(k) + 1);
+  }
+  EXPECT_TRUE(same_bits(progress.lines.back().residual, silent.error));
+  EXPECT_LE(progress.lines.back().residual, progress.lines.back().target);
+  ASSERT_EQ(times.phases().size(), 1u);
+  EXPECT_EQ(times.phases()[0].name, "parity::cubature::vegas");
 }
 
 }  // namespace parity_test_cubature_vegas

@@ -120,10 +120,10 @@ HostModel host_model(dc::Params const& p, dc::Result const& r, std::vector<doubl
 }
 
 dc::Result solve(dc::Params const& p, bool single = false) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  if (single) return dc::solve<ExecSpace, float>(ExecSpace(), p, progress, phases, {}, dc::file_store(p, "float"));
-  return dc::solve<ExecSpace, double>(ExecSpace(), p, progress, phases, {}, dc::file_store(p, "double"));
+  dc::Options options;
+  options.store = dc::file_store(p, single ? "float" : "double");
+  if (single) return dc::solve<ExecSpace, float>(ExecSpace(), p, options);
+  return dc::solve<ExecSpace, double>(ExecSpace(), p, options);
 }
 
 dc::Params shifted_params() {  // a non-symmetric case so sign errors in alpha, xbar, ubar show
@@ -523,10 +523,10 @@ TEST(DualControlCheckpoint, ResumedSolveEqualsUninterrupted) {
     p.checkpoint = file;
     p.checkpoint_every = 0;
     InterruptAt stop(stage, at);
-    parity::run::PhaseTimes phases;
-    EXPECT_THROW((dc::solve<ExecSpace, double>(ExecSpace(), p, stop, phases, {}, dc::file_store(p, "double"))),
-                 Interrupted)
-        << stage;
+    dc::Options options;
+    options.progress = &stop;
+    options.store = dc::file_store(p, "double");
+    EXPECT_THROW((dc::solve<ExecSpace, double>(ExecSpace(), p, options)), Interrupted) << stage;
     auto q = optimal_params();
     q.resume = file;
     auto const resumed = solve(q);

@@ -33,9 +33,7 @@ ks::Params small() {
 
 template <class Real>
 ks::Result solve(ks::Params const& p) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  return ks::solve<ExecSpace, Real>(ExecSpace(), p, progress, phases);
+  return ks::solve<ExecSpace, Real>(ExecSpace(), p);
 }
 
 std::string temp_file(std::string const& name) {

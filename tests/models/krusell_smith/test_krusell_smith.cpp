@@ -392,9 +392,7 @@ TEST(KrusellSmithPanel, ClosedFormCellEqualsBucketLookup) {
 // A solve without progress output or phase times.
 template <class Real>
 ks::Result solve_quiet(ks::Params const& p) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  return ks::solve<ExecSpace, Real>(ExecSpace(), p, progress, phases);
+  return ks::solve<ExecSpace, Real>(ExecSpace(), p);
 }
 
 // One small end-to-end solve shared by the tests below (plain data, no Views).

@@ -196,17 +196,12 @@ void solve_on_split_ranks_matches_one_rank(ks::PanelLocate locate, ks::PanelStar
   p.burn_in = 0;
   p.policy_tol = 1e-5;  // fewer Euler sweeps: the policy is solved once per rank and once alone
   p.panel_locate = locate, p.panel_start = start;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  ks::Result const one = ks::solve<ExecSpace, Real>(ExecSpace(), p, progress, phases);
+  ks::Result const one = ks::solve<ExecSpace, Real>(ExecSpace(), p);
   int const size = 3;
   TurnRanks turns(size);
   std::vector<ks::Result> results(static_cast<std::size_t>(size));
-  turns.run([&](int r) {
-    parity::run::SilentProgress quiet;
-    parity::run::PhaseTimes times;
-    results[std::size_t(r)] = ks::solve<ExecSpace, Real>(ExecSpace(), p, quiet, times, turns.ranks(r));
-  });
+  turns.run(
+      [&](int r) { results[std::size_t(r)] = ks::solve<ExecSpace, Real>(ExecSpace(), p, {.ranks = turns.ranks(r)}); });
   // Every rank returns the same result, bit for bit.
   for (auto const& other : results) {
     EXPECT_EQ(other.K_path, results[0].K_path);
@@ -252,12 +247,10 @@ TEST(KrusellSmithRanks, SolveOnSplitRanksMatchesOneRank) {
 TEST(KrusellSmithRanks, RefusesCheckpointsAndEmptyRanks) {
   ks::Params p;
   p.agents = 64, p.periods = 120, p.discard = 20, p.nk = 30, p.nK = 4, p.max_iter = 1;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
   auto solve_on = [&](ks::Params const& q, int size) {
     parity::run::Communicator ranks;  // never reached: the refusal comes before any collective
     ranks.size = size;
-    return ks::solve<ExecSpace, double>(ExecSpace(), q, progress, phases, ranks);
+    return ks::solve<ExecSpace, double>(ExecSpace(), q, {.ranks = ranks});
   };
   auto q = p;
   q.checkpoint.path = "unused.ckpt";

@@ -16,10 +16,7 @@ using parity::test::ExecSpace;
 namespace rbc = parity::rbc;
 
 rbc::Result solve(rbc::Params const& p, bool in_float = false) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes phases;
-  return in_float ? rbc::solve<ExecSpace, float>(ExecSpace{}, p, progress, phases)
-                  : rbc::solve<ExecSpace, double>(ExecSpace{}, p, progress, phases);
+  return in_float ? rbc::solve<ExecSpace, float>(ExecSpace{}, p) : rbc::solve<ExecSpace, double>(ExecSpace{}, p);
 }
 
 // With gamma = 1 and delta = 1, V(K, Z) = A(Z) + B ln K, B = alpha / (1 - alpha beta), and

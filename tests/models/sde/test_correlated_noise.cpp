@@ -141,9 +141,7 @@ sde::EnsembleResult run(sde::Stepper stepper, int steps, int refinement, int pat
   cfg.stepper = stepper;
   cfg.noise_refinement = refinement;
   if (correlated) cfg.correlation = correlation;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate(ExecSpace(), Linear3{}, sde::Sweep{}, cfg, progress, times, "test");
+  return sde::integrate(ExecSpace(), Linear3{}, sde::Sweep{}, cfg);
 }
 
 // Moments at T = 1 against the closed form, within five standard errors plus the scheme's bias
@@ -271,9 +269,7 @@ TEST(SdeCorrelatedNoise, RefinementSharesTheBrownianPath) {
     cfg.stepper = sde::Stepper::euler_maruyama;
     cfg.noise_refinement = refinement;
     cfg.correlation = {1, -0.5, -0.5, 1};
-    parity::run::SilentProgress progress;
-    parity::run::PhaseTimes times;
-    return sde::integrate(ExecSpace(), Walk{}, sde::Sweep{}, cfg, progress, times, "test");
+    return sde::integrate(ExecSpace(), Walk{}, sde::Sweep{}, cfg);
   };
   auto const a = walk(8, 4), b = walk(32, 1), c = walk(32, 2);
   for (int k = 0; k < 2; ++k) {

@@ -21,9 +21,7 @@ namespace sde = parity::sde;
 
 template <class Real>
 parity::sde::JosephsonResult solve(sde::JosephsonParams const& p) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  return sde::solve<ExecSpace, Real>(ExecSpace(), p);
 }
 
 TEST(Josephson, NoDriveNoNoiseComesToRestInAMinimum) {

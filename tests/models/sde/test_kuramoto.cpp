@@ -20,9 +20,7 @@ namespace sde = parity::sde;
 
 template <class Real>
 sde::KuramotoResult run(sde::KuramotoConfig const& c, Kokkos::View<Real**, MemSpace> kmat = {}) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate_kuramoto<ExecSpace, Real>(ExecSpace(), c, progress, times, kmat);
+  return sde::integrate_kuramoto<ExecSpace, Real>(ExecSpace(), c, kmat);
 }
 
 double circular_distance(double a, double b) {

@@ -32,9 +32,7 @@ namespace sde = parity::sde;
 
 template <class Real>
 sde::NetworkKuramotoRunResult run(sde::NetworkKuramotoConfig const& c, sde::Network const& k) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate_network_kuramoto<ExecSpace, Real>(ExecSpace(), c, k, progress, times);
+  return sde::integrate_network_kuramoto<ExecSpace, Real>(ExecSpace(), c, k);
 }
 
 sde::Network generated(std::string const& kind, int n, double k = 0, std::uint64_t seed = 1) {
@@ -73,9 +71,7 @@ void compare_with_mean_field(sde::Stepper stepper, double tol_x, double tol_r,
   sde::KuramotoConfig m;
   m.n = n, m.K = 8, m.steps = 120, m.sample_every = 30, m.omega_spread = 0.5, m.stepper = stepper;
   m.keep_positions = true;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  auto const mf = sde::integrate_kuramoto<ExecSpace, Real>(ExecSpace(), m, progress, times);
+  auto const mf = sde::integrate_kuramoto<ExecSpace, Real>(ExecSpace(), m);
   sde::NetworkKuramotoConfig c;
   c.omega_width = 0.5, c.steps = 120, c.sample_every = 30, c.stepper = stepper, c.keep_positions = true;
   c.storage = storage;

@@ -125,11 +125,9 @@ template <class Real>
 void check_josephson_laws() {
   sde::JosephsonParams p;
   p.D = 0.1, p.paths = 1 << 12, p.periods = 50, p.transient_periods = 15, p.bins = 16;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  auto const g = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  auto const g = sde::solve<ExecSpace, Real>(ExecSpace(), p);
   p.noise_law = "five-point";
-  auto const f = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  auto const f = sde::solve<ExecSpace, Real>(ExecSpace(), p);
   double const vg = g.ensemble.time_average[1], vf = f.ensemble.time_average[1];
   double const err = std::hypot(g.ensemble.time_average_error[1], f.ensemble.time_average_error[1]);
   std::size_t const last = std::size_t(g.ensemble.samples - 1) * 2 + 1;

@@ -81,9 +81,7 @@ static_assert(sde::observed_of<Linear2>() == 1 && sde::observed_of<LogGbm>() == 
 
 template <class System>
 sde::EnsembleResult run(System const& system, sde::EnsembleConfig const& cfg, sde::Sweep const& sweep = {}) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate(ExecSpace(), system, sweep, cfg, progress, times, "test");
+  return sde::integrate(ExecSpace(), system, sweep, cfg);
 }
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }

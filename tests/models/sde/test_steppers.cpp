@@ -56,9 +56,7 @@ sde::EnsembleResult run_ou(sde::Stepper stepper, int paths, std::uint64_t seed =
   cfg.seed = seed;
   cfg.stepper = stepper;
   cfg.noise = law;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate(ExecSpace(), ou, sweep, cfg, progress, times, "test");
+  return sde::integrate(ExecSpace(), ou, sweep, cfg);
 }
 
 void check_ou_moments(sde::Stepper stepper, sde::NoiseLaw law = sde::NoiseLaw::gaussian, int sample_every = 25) {

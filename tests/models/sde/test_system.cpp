@@ -37,9 +37,7 @@ sde::EnsembleResult run(sde::Sweep const& sweep) {
   cfg.dt = 0.02;
   cfg.sample_every = 10;
   cfg.stepper = sde::Stepper::euler_maruyama;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::integrate(ExecSpace(), Gbm{}, sweep, cfg, progress, times, "test");
+  return sde::integrate(ExecSpace(), Gbm{}, sweep, cfg);
 }
 
 TEST(SdeSystem, GeometricBrownianMotionHasTheSchemesMoments) {

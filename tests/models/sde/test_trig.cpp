@@ -159,12 +159,10 @@ template <class Real>
 void check_noise_paths(double fraction) {
   sde::JosephsonParams p;
   p.a = 1, p.D = 0.1, p.paths = 512, p.periods = 6, p.transient_periods = 1, p.bins = 16;
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
   p.sample_every = 100;
-  auto const blocked = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  auto const blocked = sde::solve<ExecSpace, Real>(ExecSpace(), p);
   p.sample_every = 7;
-  auto const cursor = sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times);
+  auto const cursor = sde::solve<ExecSpace, Real>(ExecSpace(), p);
   auto const& eb = blocked.ensemble;
   auto const& ec = cursor.ensemble;
   ASSERT_EQ(eb.sample_steps.back(), ec.sample_steps.back());

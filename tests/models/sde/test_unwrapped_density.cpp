@@ -39,9 +39,7 @@ sde::JosephsonParams params(double lo, double hi, int bins) {
 
 template <class Real>
 sde::EnsembleResult solve(sde::JosephsonParams const& p) {
-  parity::run::SilentProgress progress;
-  parity::run::PhaseTimes times;
-  return sde::solve<ExecSpace, Real>(ExecSpace(), p, progress, times).ensemble;
+  return sde::solve<ExecSpace, Real>(ExecSpace(), p).ensemble;
 }
 
 // Host histogram of the kept unwrapped x (period 1): counts[S][P][bins + 2], the last two below and
