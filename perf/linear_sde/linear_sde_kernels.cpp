@@ -67,7 +67,10 @@ Result solve(System const& system, Params const& p, run::Progress& progress, run
                 : p.stepper == "weak2"    ? sde::Stepper::weak2
                                           : sde::Stepper::srk2;
   cfg.noise = p.noise_law == "five-point" ? sde::NoiseLaw::five_point : sde::NoiseLaw::gaussian;
-  auto const e = sde::integrate(backend::ExecutionSpace(), system, sde::Sweep{}, cfg, progress, times, p.system);
+  cfg.label = p.system;
+  cfg.progress = &progress;
+  cfg.phases = &times;
+  auto const e = sde::integrate(backend::ExecutionSpace(), system, sde::Sweep{}, cfg);
   std::size_t const last = std::size_t(e.samples - 1);
   double const* c = e.observable_covariance.data() + last * 4;  // [[X X, X X^2], [X^2 X, X^2 X^2]]
   Result r;
