@@ -141,6 +141,19 @@ def fit_budget(runs: list[tuple[str, str, float]], budget: float, admit: float =
     return skipped
 
 
+def apply_budget(cases: list[dict], runs: list[tuple[str, str, float]], budget: float, quick: bool) -> dict:
+    """fit_budget over `runs` (none with --quick), each case's `skip` given the reasons of its runs
+    left out. Returns {case name: estimated seconds of its runs kept}, the cost order_by_cost takes."""
+    skipped = {} if quick else fit_budget(runs, budget)
+    cost = {}
+    for name, backend, seconds in runs:
+        if (name, backend) not in skipped:
+            cost[name] = cost.get(name, 0.0) + seconds
+    for case in cases:
+        case["skip"].update({b: why for (name, b), why in skipped.items() if name == case["name"]})
+    return cost
+
+
 def order_by_cost(cases: list[dict], cost: dict) -> list[dict]:
     """Cases in the order the runner should take them: cheapest first (cost: case name -> the
     estimated seconds of its runs that are not skipped)."""

@@ -113,13 +113,7 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
                     seconds = common.run_seconds(b, core, device if not quick else 0.1)
                 runs.append((name, b, seconds))
             cases.append({"name": name, "args": args, "size": n, "skip": skip})
-    skipped = {} if quick else common.fit_budget(runs, budget)
-    cost = {}
-    for name, b, seconds in runs:
-        if (name, b) not in skipped:
-            cost[name] = cost.get(name, 0.0) + seconds
-    for case in cases:
-        case["skip"].update({b: why for (name, b), why in skipped.items() if name == case["name"]})
+    cost = common.apply_budget(cases, runs, budget, quick)
     return [{"name": "cubature-paper-reproduction", "model": "cubature", "repetitions": 1, "warmup": 0,
              "precisions": ["double"], "peers": {p: ["double"] for p in PEERS},
              "columns": ["results.evaluations", "results.status", "results.phase1_iterations",

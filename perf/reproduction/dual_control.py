@@ -58,14 +58,7 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
                 name = case_name(policy, n, precision)
                 runs += [(name, b, once[b] * count) for b in backends]
                 cases.append({"name": name, "args": args, "size": n ** 3, "skip": {}, "repeated": repeated})
-    skipped = {} if quick else common.fit_budget(runs, budget)
-    cost = {}
-    for name, b, seconds in runs:
-        if (name, b) in skipped:
-            continue
-        cost[name] = cost.get(name, 0.0) + seconds
-    for case in cases:
-        case["skip"] = {b: why for (name, b), why in skipped.items() if name == case["name"]}
+    cost = common.apply_budget(cases, runs, budget, quick)
     short = [c for c in cases if c.pop("repeated")]
     long = [c for c in cases if c not in short]
     suites = [{"name": "dual-control-paper", "model": "dual-control", "repetitions": 1 if quick else 3,

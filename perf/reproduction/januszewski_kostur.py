@@ -108,13 +108,7 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
             cases.append({"name": name, "command": command, "args": _args(program, host_size, host_steps, precision),
                           "size": host_size, "skip": skip})
             runs += [(name, b, _seconds(program, b, _work(program, host_size, host_steps), precision)) for b in hosts]
-    skipped = {} if quick else common.fit_budget(runs, budget)
-    cost = {}
-    for name, b, seconds in runs:
-        if (name, b) not in skipped:
-            cost[name] = cost.get(name, 0.0) + seconds
-    for case in cases:
-        case["skip"].update({b: why for (name, b), why in skipped.items() if name == case["name"]})
+    cost = common.apply_budget(cases, runs, budget, quick)
     return [{"name": "januszewski-kostur", "model": "josephson", "repetitions": 1, "warmup": 0,
              "compare": [], "columns": ["results.steps_per_second", "results.flops_per_step"],
              "cases": common.order_by_cost(cases, cost)}]
