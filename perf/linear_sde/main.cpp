@@ -5,15 +5,14 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "models/registry.hpp"
-#include "parity/cli/application.hpp"
+#include "backends/application.hpp"
+#include "parity/cli/command.hpp"
 #include "parity/cli/numbers.hpp"
 #include "parity/run/errors.hpp"
-#include "parity/run/memory_use.hpp"
-#include "parity/run/ranks.hpp"
 #include "perf/linear_sde/linear_sde.hpp"
 
 namespace {
@@ -143,19 +142,8 @@ class LinearSdeCommand final : public cli::Command {
 }  // namespace
 
 int main(int argc, char** argv) {
-  parity::run::prepare_process();
-  auto const limits = parity::run::backend_limits();
-  parity::run::ranks::Environment ranks(argc, argv);
-  parity::cli::Runtime runtime{[](int threads, int device) -> std::shared_ptr<void> {
-                                 return std::make_shared<parity::run::Session>(threads, device);
-                               },
-                               &parity::run::describe_backend,
-                               limits.backend,
-                               limits.max_threads,
-                               &parity::run::memory_use,
-                               &parity::run::reset_memory_peaks};
-  auto commands = parity::models::all_commands();
-  commands.push_back(std::make_unique<LinearSdeCommand>("gbm"));
-  commands.push_back(std::make_unique<LinearSdeCommand>("ou"));
-  return parity::cli::run_application(argc, argv, std::move(commands), runtime);
+  std::vector<std::unique_ptr<parity::cli::Command>> extra;
+  extra.push_back(std::make_unique<LinearSdeCommand>("gbm"));
+  extra.push_back(std::make_unique<LinearSdeCommand>("ou"));
+  return parity::backend::run_application(argc, argv, std::move(extra));
 }
