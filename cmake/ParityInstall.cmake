@@ -1,27 +1,35 @@
-# `cmake --install` and the CMake package: headers under <prefix>/include/parity (the same include
-# paths as in the tree: "parity/grid/axis.hpp", "models/cubature/integrate.hpp"), the host libraries,
-# this tree's executable and lib/cmake/Parity (find_package(Parity CONFIG)). Headers are installed
-# by directory, so a header added under core/ or models/<m>/ (detail/ included) is installed
-# without being listed here.
+# `cmake --install` and the CMake package: headers under <prefix>/include/parity, included as in the
+# tree ("parity/grid/axis.hpp", "parity/cubature/integrate.hpp"), the host libraries, this tree's
+# executable and lib/cmake/Parity (find_package(Parity CONFIG)). Headers are installed by directory,
+# so a header added under core/ or models/parity/<m>/ (detail/ included) is installed without being
+# listed here.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(PARITY_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/parity)
 set(PARITY_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Parity)
 
-foreach(dir core core/report core/cli)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/parity/ DESTINATION ${PARITY_INSTALL_INCLUDEDIR}/parity
+foreach(dir core core/report core/cli models)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/parity/ DESTINATION ${PARITY_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")
 endforeach()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/ DESTINATION ${PARITY_INSTALL_INCLUDEDIR}/models
-        FILES_MATCHING PATTERN "*.hpp")
-install(FILES ${PROJECT_BINARY_DIR}/generated/parity/version.hpp DESTINATION ${PARITY_INSTALL_INCLUDEDIR}/parity)
+install(FILES ${PROJECT_BINARY_DIR}/generated/parity/version.hpp DESTINATION ${PARITY_INSTALL_INCLUDEDIR})
+
+# The include spellings of Parity 0.x, "models/<m>/x.hpp" with <prefix>/include/parity on the include
+# path, kept for one release: each old path is a header that includes the new one.
+file(GLOB_RECURSE parity_model_headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/models/parity
+     ${PROJECT_SOURCE_DIR}/models/parity/*.hpp)
+foreach(header ${parity_model_headers})
+  file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/forwarding/models/${header} CONTENT
+       "// Forwarding header, kept for one release: include \"parity/${header}\" instead.\n#pragma once\n#include \"parity/${header}\"\n")
+endforeach()
+install(DIRECTORY ${PROJECT_BINARY_DIR}/forwarding/models DESTINATION ${PARITY_INSTALL_INCLUDEDIR})
 
 get_property(parity_model_targets GLOBAL PROPERTY PARITY_INSTALL_TARGETS)
 install(TARGETS parity_base parity_kernels parity_report parity_cli ${parity_model_targets}
         EXPORT ParityTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION ${PARITY_INSTALL_INCLUDEDIR})
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${PARITY_INSTALL_INCLUDEDIR})
 install(TARGETS ${PARITY_EXECUTABLE} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT ParityTargets NAMESPACE Parity:: DESTINATION ${PARITY_INSTALL_CMAKEDIR})
 

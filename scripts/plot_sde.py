@@ -187,7 +187,7 @@ def bessel_i(n, z):
 
 def kuramoto_r_infinity(K, D):
     """The stationary order parameter of identical noisy oscillators for N -> infinity in the
-    units of models/sde/kuramoto.hpp (gamma x' = omega + (K/N) sum sin(x_j - x_i) + sqrt(2 gamma D) xi):
+    units of models/parity/sde/kuramoto.hpp (gamma x' = omega + (K/N) sum sin(x_j - x_i) + sqrt(2 gamma D) xi):
     P(x) ~ exp((K r / D) cos(x - psi)) gives r = I1(K r / D) / I0(K r / D); r = 0 for K <= 2 D."""
     if D <= 0:
         return 1.0

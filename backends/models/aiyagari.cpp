@@ -1,7 +1,7 @@
 // aiyagari on this build's execution space, in float and double.
 #include "backends/execution_space.hpp"
-#include "models/aiyagari/entry.hpp"
-#include "models/aiyagari/solver.hpp"
+#include "parity/aiyagari/entry.hpp"
+#include "parity/aiyagari/solver.hpp"
 
 namespace parity::aiyagari {
 

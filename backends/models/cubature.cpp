@@ -1,7 +1,7 @@
 // The cubature model instantiated for this build's execution space, in float and double.
 #include "backends/execution_space.hpp"
-#include "models/cubature/entry.hpp"
-#include "models/cubature/solver.hpp"
+#include "parity/cubature/entry.hpp"
+#include "parity/cubature/solver.hpp"
 #include "parity/run/ranks.hpp"
 
 namespace parity::cubature {

@@ -1,8 +1,8 @@
 // dual-control on this build's execution space, in float and double.
 #include "backends/execution_space.hpp"
-#include "models/dual_control/checkpoint.hpp"
-#include "models/dual_control/entry.hpp"
-#include "models/dual_control/solver.hpp"
+#include "parity/dual_control/checkpoint.hpp"
+#include "parity/dual_control/entry.hpp"
+#include "parity/dual_control/solver.hpp"
 #include "parity/run/ranks.hpp"
 
 namespace parity::dual_control {

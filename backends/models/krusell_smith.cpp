@@ -1,7 +1,7 @@
 // Krusell-Smith solver instantiated for this build's execution space, float and double.
 #include "backends/execution_space.hpp"
-#include "models/krusell_smith/entry.hpp"
-#include "models/krusell_smith/solver.hpp"
+#include "parity/krusell_smith/entry.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "parity/run/ranks.hpp"
 
 namespace parity::krusell_smith {

@@ -1,7 +1,7 @@
 // rbc on this build's execution space, in float and double.
 #include "backends/execution_space.hpp"
-#include "models/rbc/entry.hpp"
-#include "models/rbc/solver.hpp"
+#include "parity/rbc/entry.hpp"
+#include "parity/rbc/solver.hpp"
 
 namespace parity::rbc {
 

@@ -1,11 +1,11 @@
 // The SDE-ensemble solvers instantiated for this build's execution space, float and double.
 #include "backends/execution_space.hpp"
-#include "models/sde/entry.hpp"
-#include "models/sde/solver.hpp"
 #include "parity/run/ranks.hpp"
+#include "parity/sde/entry.hpp"
+#include "parity/sde/solver.hpp"
 #ifdef PARITY_HAVE_KOKKOS_KERNELS
-#include "models/sde/network.hpp"
-#include "models/sde/network_kuramoto.hpp"
+#include "parity/sde/network.hpp"
+#include "parity/sde/network_kuramoto.hpp"
 #endif
 
 namespace parity::sde {

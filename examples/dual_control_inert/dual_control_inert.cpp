@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/dual_control/solver.hpp"
+#include "parity/dual_control/solver.hpp"
 
 namespace dc = parity::dual_control;
 
@@ -17,7 +17,7 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   using Space = Kokkos::DefaultExecutionSpace;
 
-  dc::Params p;  // the defaults of models/dual_control/params.hpp, then:
+  dc::Params p;  // the defaults of models/parity/dual_control/params.hpp, then:
   p.policy = dc::Policy::inert;
   p.alpha = 0.3, p.xbar = 0.5, p.gamma = 0.7, p.omega = 0.2, p.sigma_eps = 0.8;
   double const h = 0.125, half_width = 16;

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "models/dp/value_iteration.hpp"
+#include "parity/dp/value_iteration.hpp"
 #include "parity/markov/ar1.hpp"
 
 struct Growth {

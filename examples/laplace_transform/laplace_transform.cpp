@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "models/cubature/vegas.hpp"
+#include "parity/cubature/vegas.hpp"
 #include "parity/version.hpp"
 
 constexpr int n = 10, m = 6;
@@ -35,7 +35,7 @@ int main(int argc, char* argv[]) {
   std::vector<double> const lower(n, 0.0), upper(n, 1.0);
   parity::cubature::Tolerances tolerances;
   tolerances.relative = 5e-4;
-  parity::cubature::VegasOptions options;  // documented defaults in models/cubature/vegas_options.hpp
+  parity::cubature::VegasOptions options;  // documented defaults in models/parity/cubature/vegas_options.hpp
   options.adaptation_iterations = 10;  // the map settles before the estimates count
   options.max_evaluations = 20'000'000;
 

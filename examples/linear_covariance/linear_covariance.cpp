@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/sde/ensemble.hpp"
+#include "parity/sde/ensemble.hpp"
 
 namespace sde = parity::sde;
 

@@ -13,7 +13,7 @@
 #include <numbers>
 #include <vector>
 
-#include "models/cubature/integrate.hpp"
+#include "parity/cubature/integrate.hpp"
 #include "parity/version.hpp"
 
 constexpr int n = 5;
@@ -46,7 +46,7 @@ int main(int argc, char* argv[]) {
   std::vector<double> const lower(n, 0.0), upper(n, 1.0);
   parity::cubature::Tolerances tolerances;
   tolerances.relative = 1e-5;
-  parity::cubature::Options options;  // documented defaults in models/cubature/options.hpp
+  parity::cubature::Options options;  // documented defaults in models/parity/cubature/options.hpp
 
   auto const r = parity::cubature::integrate<Space, double>(Space(), f, lower, upper, tolerances, options);
   double const exact = 1.0 / (n + 1);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "backends/execution_space.hpp"
-#include "models/sde/ensemble.hpp"
+#include "parity/sde/ensemble.hpp"
 #include "perf/linear_sde/linear_sde.hpp"
 
 namespace parity::linear_sde {

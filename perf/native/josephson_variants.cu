@@ -1,5 +1,5 @@
 // Native CUDA microbenchmark: what an SRK2 Josephson step costs, one change at a time.
-// Not part of the build; used once to decide which changes to make in models/sde/.
+// Not part of the build; used once to decide which changes to make in models/parity/sde/.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o josephson_variants josephson_variants.cu
 //   (Random123 headers: add -I/usr/include or wherever librandom123-dev put them)
 //   ./josephson_variants [paths=524288] [launches=200]
@@ -7,7 +7,7 @@
 // registers for a launch, x kept in [0,1) with a winding count, velocity time sum per path.
 // Variants (cumulative unless stated):
 //   V0 baseline: step % steps_per_period in 64 bits, cos(phase) in both drift calls, normals
-//      from a cursor with a dynamically indexed buffer (as models/sde/ on 2026-11-21)
+//      from a cursor with a dynamically indexed buffer (as models/parity/sde/ on 2026-11-21)
 //   V1 + drive from a table (int phase counter), drive of step+1 carried to the next step
 //   V2 + noise: one Philox block per per_block steps, consumed by an unrolled inner loop
 //   V3 + sin/cos(2 pi u) by a portable polynomial on the octant (drift and Box-Muller)
@@ -15,15 +15,15 @@
 //   V5 = V2 with fast intrinsics (__cosf/__logf/__sincosf; float only, reference)
 //   V6 = V3 without noise (cost of the noise)
 //   V7 = V3 with the drift's cos(2 pi x) by one odd polynomial after a half-turn reduction
-//        (models/sde/trig.hpp cos_2pi since 2026-11-23; Box-Muller keeps sincos2pi_poly)
+//        (models/parity/sde/trig.hpp cos_2pi since 2026-11-23; Box-Muller keeps sincos2pi_poly)
 //   V8 = V7 with occupancy capped at 50 % (4 blocks of 256 per SM, by dynamic shared memory): the
 //        Kokkos kernel's occupancy before 2026-11-23 (51 registers: at most 36 warps per SM)
 //   V9 = V7 with occupancy capped at 75 % (6 blocks of 256 per SM: 40 registers, no launch bounds)
 //   V10 = V7 with weak noise: a five-point law with the normal's moments through the fifth, from 4
-//         bits (32 variates per Philox block; models/sde/noise.hpp NoiseLaw::five_point, 2026-11-23)
+//         bits (32 variates per Philox block; models/parity/sde/noise.hpp NoiseLaw::five_point, 2026-11-23)
 //   V11 = V10 with the drift's cos(2 pi x) by __cosf (hardware approximation; reference only)
 //   V12 = V7 with the textbook three-point law (+-sqrt 3 with probability 1/6) from a 32-bit word
-//   V13 = V7 with Box-Muller's -2 log u by a portable polynomial (models/sde/log.hpp scaled_log:
+//   V13 = V7 with Box-Muller's -2 log u by a portable polynomial (models/parity/sde/log.hpp scaled_log:
 //         exponent and mantissa from the bits, m in [sqrt(1/2), sqrt 2), f + f^2 Q(f) with Q of
 //         degree 7 / 18 and -2 folded in, explicit FMAs), since 2026-11-28
 //   V14 = V7 with -2 log u by __log2f times -2 ln 2 (hardware approximation, float only; reference:
@@ -103,7 +103,7 @@ __host__ __device__ __forceinline__ void sincos2pi_poly(R u, R& s, R& c) {
 }
 
 // cos(2 pi u) alone: r = u - rint(u), t = 1/4 - |r|, sin(2 pi t) by the odd Taylor series through
-// t^13 (float) or t^21 (double), leading term added last (as models/sde/trig.hpp cos_2pi).
+// t^13 (float) or t^21 (double), leading term added last (as models/parity/sde/trig.hpp cos_2pi).
 template <class R>
 __host__ __device__ __forceinline__ R cos2pi_half(R u) {
   constexpr double p = 6.283185307179586476925286766559;
@@ -148,7 +148,7 @@ __host__ __device__ __forceinline__ R minus_two_q(R f) {  // -2 Q(f) by Horner, 
     return fma(minus_two_q<R, K + 1, Deg>(f), f, R(c));
 }
 
-// -2 log u for u in (0, 1] (the uniforms above), as models/sde/log.hpp scaled_log<R, -2>: u = 2^e m
+// -2 log u for u in (0, 1] (the uniforms above), as models/parity/sde/log.hpp scaled_log<R, -2>: u = 2^e m
 // with m in [sqrt(1/2), sqrt 2) from the bits, e to floating point by a magic-number subtraction,
 // f = m - 1 exact, log(1 + f) = f + f^2 Q(f) (Q minimax, degree 7 / 18), e ln 2 in a head and a tail.
 template <class R>

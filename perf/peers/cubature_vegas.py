@@ -3,7 +3,7 @@
 `vegas` package (PyPI `vegas`, VEGAS+: adaptive map and adaptive stratified sampling), for
 perf/runner.py (--peer vegas=PATH). Our code against the package's public API.
 
-The integrands are Genz's six families as Parity defines them (models/cubature/genz.hpp), written
+The integrands are Genz's six families as Parity defines them (models/parity/cubature/genz.hpp), written
 in numpy over a batch of points (vegas.lbatchintegrand), with Parity's defaults for a (per family)
 and u (0.5) and its box ([0, 1]^n unless --lower / --upper). The iterations follow Parity's
 (detail/vegas_integrator.hpp): `--adaptation-iterations` iterations of `--evals-per-iteration`

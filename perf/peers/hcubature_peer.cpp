@@ -9,8 +9,8 @@
 //                  --json FILE [--quiet] [Parity algorithm options: accepted, ignored]
 //
 // Exit status as Parity's: 0 converged, 3 not converged (budget), 2 bad input, 1 failure.
-// Integrand definitions: models/cubature/integrands.hpp (written again here in plain C++, so
-// the peer needs no Kokkos); reference integrals: models/cubature/genz.hpp, paper.hpp.
+// Integrand definitions: models/parity/cubature/integrands.hpp (written again here in plain C++, so
+// the peer needs no Kokkos); reference integrals: models/parity/cubature/genz.hpp, paper.hpp.
 #include <cubature.h>
 
 #include <algorithm>
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "models/cubature/genz.hpp"
-#include "models/cubature/options.hpp"
+#include "parity/cubature/genz.hpp"
+#include "parity/cubature/options.hpp"
 
 namespace {
 

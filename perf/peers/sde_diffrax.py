@@ -98,7 +98,7 @@ def parser():
     ap.add_argument("--x0", type=float, default=1.0)
     ap.add_argument("--horizon", type=float, default=1.0)
     ap.add_argument("--steps", type=count, default=64)
-    # josephson (models/sde/josephson.hpp; paper Fig. 2 defaults)
+    # josephson (models/parity/sde/josephson.hpp; paper Fig. 2 defaults)
     ap.add_argument("--gamma", type=float, default=0.9)
     ap.add_argument("-a", "--amplitude", type=float, default=4.2)
     ap.add_argument("--omega", type=float, default=4.9)

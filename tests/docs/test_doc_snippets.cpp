@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "models/cubature/integrate.hpp"
-#include "models/cubature/vegas.hpp"
-#include "models/dp/distribution.hpp"
-#include "models/dp/egm.hpp"
-#include "models/dual_control/solver.hpp"
-#include "models/krusell_smith/solver.hpp"
-#include "models/sde/ensemble.hpp"
+#include "parity/cubature/integrate.hpp"
+#include "parity/cubature/vegas.hpp"
+#include "parity/dp/distribution.hpp"
+#include "parity/dp/egm.hpp"
+#include "parity/dual_control/solver.hpp"
 #include "parity/grid/spacing.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "parity/markov/ar1.hpp"
+#include "parity/sde/ensemble.hpp"
 #include "test_backend.hpp"
 
 namespace {

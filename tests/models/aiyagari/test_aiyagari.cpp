@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "backends/execution_space.hpp"
-#include "models/aiyagari/solver.hpp"
+#include "parity/aiyagari/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_aiyagari {

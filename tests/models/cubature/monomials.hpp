@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "models/cubature/rule.hpp"
+#include "parity/cubature/rule.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature {

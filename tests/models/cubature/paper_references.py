@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values of the integrals of f1..f5 over the unit cube [0,1]^n (definitions in
-models/cubature/paper.hpp), computed without any cubature, to 40+ significant digits (mpmath).
-The tables in models/cubature/paper.hpp come from this script:  python3 paper_references.py
+models/parity/cubature/paper.hpp), computed without any cubature, to 40+ significant digits (mpmath).
+The tables in models/parity/cubature/paper.hpp come from this script:  python3 paper_references.py
 [NMAX_F3 (default 5)] [f1 f2 f3 f3_quad f4] (default: all but f3_quad).
 
   f1 = 1 / (0.1 + cos^2(sum x_i^2))^2 = 4 / (a + cos(2 s))^2,  a = 1.2,  s = sum x_i^2 (the

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/cubature/batch.hpp"
-#include "models/cubature/integrands.hpp"
+#include "parity/cubature/batch.hpp"
+#include "parity/cubature/integrands.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"

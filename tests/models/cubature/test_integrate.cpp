@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "models/cubature/integrands.hpp"
-#include "models/cubature/integrate.hpp"
-#include "models/cubature/params.hpp"
+#include "parity/cubature/integrands.hpp"
+#include "parity/cubature/integrate.hpp"
+#include "parity/cubature/params.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"

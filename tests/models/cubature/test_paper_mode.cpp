@@ -10,10 +10,10 @@
 #include <iostream>
 #include <vector>
 
-#include "models/cubature/detail/phase2_kernel.hpp"
-#include "models/cubature/detail/region_list.hpp"
-#include "models/cubature/integrands.hpp"
-#include "models/cubature/integrate.hpp"
+#include "parity/cubature/detail/phase2_kernel.hpp"
+#include "parity/cubature/detail/region_list.hpp"
+#include "parity/cubature/integrands.hpp"
+#include "parity/cubature/integrate.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_paper_mode {

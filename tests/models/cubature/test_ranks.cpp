@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "models/cubature/detail/rank_rows.hpp"
-#include "models/cubature/integrands.hpp"
-#include "models/cubature/integrate.hpp"
-#include "models/cubature/params.hpp"
+#include "parity/cubature/detail/rank_rows.hpp"
+#include "parity/cubature/integrands.hpp"
+#include "parity/cubature/integrate.hpp"
+#include "parity/cubature/params.hpp"
 #include "parity/run/communicator.hpp"
 #include "test_backend.hpp"
 

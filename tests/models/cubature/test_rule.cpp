@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "models/cubature/rule.hpp"
 #include "monomials.hpp"
+#include "parity/cubature/rule.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_rule {

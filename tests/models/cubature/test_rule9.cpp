@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "models/cubature/rule9.hpp"
 #include "monomials.hpp"
+#include "parity/cubature/rule9.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_rule9 {

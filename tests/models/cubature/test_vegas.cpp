@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "models/cubature/integrands.hpp"
-#include "models/cubature/integrate.hpp"
-#include "models/cubature/vegas.hpp"
+#include "parity/cubature/integrands.hpp"
+#include "parity/cubature/integrate.hpp"
+#include "parity/cubature/vegas.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "test_backend.hpp"

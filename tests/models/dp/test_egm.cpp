@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
-#include "models/dp/distribution.hpp"
-#include "models/dp/egm.hpp"
-#include "models/dp/value_iteration.hpp"
+#include "parity/dp/distribution.hpp"
+#include "parity/dp/egm.hpp"
+#include "parity/dp/value_iteration.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_dp_egm {

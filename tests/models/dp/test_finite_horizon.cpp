@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/dp/finite_horizon.hpp"
+#include "parity/dp/finite_horizon.hpp"
 #include "parity/markov/ar1.hpp"
 #include "test_backend.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/dp/value_iteration.hpp"
+#include "parity/dp/value_iteration.hpp"
 #include "parity/markov/ar1.hpp"
 #include "test_backend.hpp"
 

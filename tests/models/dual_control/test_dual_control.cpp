@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/dual_control/checkpoint.hpp"
-#include "models/dual_control/solver.hpp"
+#include "parity/dual_control/checkpoint.hpp"
+#include "parity/dual_control/solver.hpp"
 #include "parity/quadrature/gauss_hermite.hpp"
 #include "test_backend.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/krusell_smith/solver.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "parity/run/errors.hpp"
 #include "test_backend.hpp"
 

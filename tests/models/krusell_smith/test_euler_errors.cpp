@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "models/krusell_smith/calibration.hpp"
-#include "models/krusell_smith/solver.hpp"
+#include "parity/krusell_smith/calibration.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_krusell_smith_euler {

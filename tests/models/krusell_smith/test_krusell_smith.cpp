@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "models/krusell_smith/calibration.hpp"
-#include "models/krusell_smith/solver.hpp"
+#include "parity/krusell_smith/calibration.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_krusell_smith {

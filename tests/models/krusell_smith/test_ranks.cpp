@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "models/krusell_smith/calibration.hpp"
-#include "models/krusell_smith/solver.hpp"
+#include "parity/krusell_smith/calibration.hpp"
+#include "parity/krusell_smith/solver.hpp"
 #include "parity/run/communicator.hpp"
 #include "test_backend.hpp"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/rbc/solver.hpp"
+#include "parity/rbc/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_rbc {

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/sde/correlated_noise.hpp"
-#include "models/sde/ensemble.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/correlated_noise.hpp"
+#include "parity/sde/ensemble.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_correlated {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "models/sde/ensemble_layout.hpp"
-#include "models/sde/solver.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/ensemble_layout.hpp"
+#include "parity/sde/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_josephson {

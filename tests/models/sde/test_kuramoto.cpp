@@ -7,9 +7,9 @@
 #include <numbers>
 #include <vector>
 
-#include "models/sde/kuramoto.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/kuramoto.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_kuramoto {

@@ -1,6 +1,6 @@
-// The portable log of Box-Muller's uniforms (models/sde/log.hpp) against long double std::log,
+// The portable log of Box-Muller's uniforms (models/parity/sde/log.hpp) against long double std::log,
 // evaluated on the execution space and on the host (the same bits), and the normals built on it
-// (models/sde/noise.hpp): their moments, their distribution function (Kolmogorov-Smirnov) and the
+// (models/parity/sde/noise.hpp): their moments, their distribution function (Kolmogorov-Smirnov) and the
 // independence of the two normals of a pair.
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <numbers>
 #include <vector>
 
-#include "models/sde/log.hpp"
-#include "models/sde/noise.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/sde/log.hpp"
+#include "parity/sde/noise.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_log {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "models/sde/network.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/sde/network.hpp"
 
 namespace parity_test_sde_network {
 

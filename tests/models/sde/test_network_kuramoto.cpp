@@ -18,11 +18,11 @@
 #include <numbers>
 #include <vector>
 
-#include "models/sde/kuramoto.hpp"
-#include "models/sde/network.hpp"
-#include "models/sde/network_kuramoto.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/kuramoto.hpp"
+#include "parity/sde/network.hpp"
+#include "parity/sde/network_kuramoto.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_network_kuramoto {

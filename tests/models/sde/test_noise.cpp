@@ -1,4 +1,4 @@
-// The noise laws of models/sde/noise.hpp: the five-point law's moments against the normal's (by
+// The noise laws of models/parity/sde/noise.hpp: the five-point law's moments against the normal's (by
 // enumerating its 16 bit patterns), its frequencies as drawn from Philox (chi-square), every way of
 // reading a stream (units in order from any start, one unit, one variate, the cursor) giving the
 // same variates, and, on the nonlinear Josephson junction, five-point against Gaussian noise (the
@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
-#include "models/sde/noise.hpp"
-#include "models/sde/solver.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/noise.hpp"
+#include "parity/sde/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_noise {

@@ -18,8 +18,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "models/sde/noise.hpp"
-#include "models/sde/stepper.hpp"
+#include "parity/sde/noise.hpp"
+#include "parity/sde/stepper.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_scheme_orders {

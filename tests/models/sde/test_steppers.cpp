@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "models/sde/ensemble.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/ensemble.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde {

@@ -1,4 +1,4 @@
-// The SDE kernels' portable sin/cos of 2 pi u (models/sde/trig.hpp) against long double std::sin
+// The SDE kernels' portable sin/cos of 2 pi u (models/parity/sde/trig.hpp) against long double std::sin
 // and std::cos, the single-normal path normal_at against whole Philox blocks, and the ensemble's two
 // noise paths (whole blocks per launch vs the cursor) against each other.
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <numbers>
 #include <vector>
 
-#include "models/sde/solver.hpp"
-#include "models/sde/trig.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/solver.hpp"
+#include "parity/sde/trig.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_trig {

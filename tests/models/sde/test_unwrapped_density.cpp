@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/sde/solver.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "parity/sde/solver.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_sde_unwrapped_density {

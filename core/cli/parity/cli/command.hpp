@@ -2,7 +2,7 @@
 // A model's command-line command. The application owns the common options (--precision, --json,
 // --output, --quiet, --threads, --device-id) and the Kokkos session; a command adds its own
 // options, validates them, checks that the run fits (require_memory) and runs its solver through
-// the backend (models/<m>/entry.hpp, instantiated in backends/).
+// the backend (models/parity/<m>/entry.hpp, instantiated in backends/).
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <string>

@@ -1,0 +1,112 @@
+#pragma once
+// VEGAS+'s iterations: sample with the current map and allocation (vegas_sampling.hpp), adapt
+// both (vegas_map.hpp), combine the kept estimates (vegas_statistics.hpp) and stop on the
+// tolerance or the budget.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parity/cubature/detail/vegas_map.hpp"
+#include "parity/cubature/detail/vegas_sampling.hpp"
+#include "parity/cubature/detail/vegas_statistics.hpp"
+#include "parity/cubature/vegas_options.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::cubature::detail {
+
+// The results of a family of `components` integrands sharing the samples (a scalar integrand:
+// one, through VegasScalar). The status and counts are shared; it converges when every component
+// meets its tolerance.
+template <class ExecutionSpace, class Real, class F>
+std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int components,
+                                   std::vector<double> const& lower, std::vector<double> const& upper,
+                                   Tolerances const& tol, VegasOptions const& opt) {
+  timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::vegas");
+  Kokkos::Timer clock;
+  int const n = int(lower.size()), m = components;
+  std::int64_t const per_iteration = opt.evaluations_per_iteration;
+  // Ten samples per increment at least, so the histograms are not mostly noise.
+  int const bins = int(std::clamp<std::int64_t>(per_iteration / 10, 1, opt.bins));
+  std::vector<int> const strata = strata_per_axis(n, per_iteration);
+  VegasSampler<ExecutionSpace> sampler(space, n, bins, m, strata, per_iteration);
+  std::vector<double> edges = uniform_map(lower, upper, bins);
+  std::vector<double> weights(std::size_t(sampler.cells), 1.0);
+
+  VegasResult shared;
+  shared.bins = bins;
+  shared.strata = sampler.cells;
+  std::vector<VegasResult> r(m, shared);
+  std::vector<std::vector<double>> kept_estimates(m), kept_errors(m);
+  std::vector<WeightedAverage> combined(m);
+  auto tolerance = [&](double integral) { return std::max(tol.absolute, tol.relative * std::abs(integral)); };
+  VegasStatus status = VegasStatus::budget_exhausted;
+  std::int64_t evaluations = 0;
+  int iterations = 0;
+  for (int iteration = 0;; ++iteration) {
+    std::vector<std::int64_t> const offsets = allocate_samples(weights, per_iteration);
+    std::int64_t const samples = offsets.back();
+    if (evaluations + samples > opt.max_evaluations) break;
+    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets);
+    evaluations += samples;
+    ++iterations;
+    bool const adaptation = iteration < opt.adaptation_iterations;
+    bool finite = true;
+    for (int c = 0; c < m; ++c) {
+      double const error = std::sqrt(std::max(sums.variance[c], 0.0));
+      r[c].history.push_back({sums.estimate[c], error, samples, adaptation});
+      finite = finite && std::isfinite(sums.estimate[c]) && std::isfinite(sums.variance[c]);
+      if (!adaptation) {
+        kept_estimates[c].push_back(sums.estimate[c]);
+        kept_errors[c].push_back(error);
+        combined[c] = weighted_average(kept_estimates[c], kept_errors[c]);
+      }
+    }
+    if (!finite) {
+      status = VegasStatus::integrand_not_finite;
+      for (int c = 0; c < m; ++c) {
+        r[c].integral = sums.estimate[c];
+        r[c].error = r[c].history.back().error;
+      }
+      break;
+    }
+    // The map and the allocation keep adapting while the estimates are combined (Lepage's default).
+    for (int d = 0; d < n; ++d)
+      adapt_axis(edges.data() + std::size_t(d) * (bins + 1), sums.histogram.data() + std::size_t(d) * bins, bins,
+                 opt.alpha);
+    for (std::size_t h = 0; h < weights.size(); ++h) weights[h] = std::pow(sums.sigma[h], opt.beta);
+    bool met = kept_estimates[0].size() >= 2;
+    for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);
+    if (opt.progress) {
+      bool const kept = !kept_estimates[0].empty();
+      opt.progress->update({"vegas", iterations, kept ? combined[0].error : -1.0, clock.seconds(),
+                            kept ? "estimate " + std::to_string(combined[0].mean) : "adapting",
+                            long(opt.max_evaluations / per_iteration), kept ? tolerance(combined[0].mean) : -1.0});
+    }
+    if (met) {
+      status = VegasStatus::converged;
+      break;
+    }
+  }
+  for (int c = 0; c < m; ++c) {
+    auto& x = r[c];
+    x.status = status;
+    x.evaluations = evaluations;
+    x.iterations = iterations;
+    x.kept_iterations = int(kept_estimates[c].size());
+    if (status != VegasStatus::integrand_not_finite) {
+      x.integral = combined[c].mean;
+      x.error = combined[c].error;
+      x.dof = combined[c].dof;
+      x.chi2_per_dof = combined[c].dof > 0 ? combined[c].chi2 / combined[c].dof : 0.0;
+      x.q = combined[c].q;
+      x.chi2_consistent = x.q >= opt.min_q;
+    }
+    x.tolerance = tolerance(x.integral);
+  }
+  return r;
+}
+
+}  // namespace parity::cubature::detail

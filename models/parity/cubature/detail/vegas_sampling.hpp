@@ -1,0 +1,250 @@
+#pragma once
+// One VEGAS+ iteration on the device: the samples (one thread each), the per-cell mean and
+// variance, and the per-axis histograms of (f J)^2 that adapt the map (vegas_map.hpp).
+//
+// Random numbers: Philox keyed by the seed, with the iteration as the stream and sample s's axes
+// d, d + 1 in counter block s ceil(n / 2) + d / 2, so a sample's point depends only on (seed,
+// iteration, s) and the map, never on which thread draws it.
+//
+// A family of m integrands shares the samples: each component has its own sums, and the map and
+// the allocation follow the components' summed (f_k J)^2 and variances.
+//
+// Sums: every cell sums its own samples in index order; the cells' terms are summed by
+// fixed_order_column_sums; the histograms are summed per block of samples (a block size that
+// depends only on the evaluation count), then the blocks in order. No atomics, so the sums are the
+// same bits for any thread count.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parity/algorithms/fixed_order_sum.hpp"
+#include "parity/cubature/rule.hpp"
+#include "parity/random/philox.hpp"
+
+namespace parity::cubature::detail {
+
+// Most components of an integrand family (the values of one sample sit on each thread's stack).
+inline constexpr int max_vegas_components = 16;
+
+// A scalar integrand as a family of one.
+template <class Real, class F>
+struct VegasScalar {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(Point<Real> const& x, Real* values) const { values[0] = f(x); }
+};
+
+// The uniforms of sample s along axes 2k and 2k + 1: one Philox block.
+KOKKOS_INLINE_FUNCTION random::Block4 vegas_block(std::uint64_t seed, int iteration, std::int64_t s, int pair,
+                                                  int pairs) {
+  return random::philox_block(seed, std::uint64_t(iteration), std::uint64_t(s) * std::uint64_t(pairs) + pair);
+}
+
+// Where y_d (uniform u in stratum c of `strata`) lands under the map: the increment and x_d;
+// multiplies jacobian by bins times the increment's width.
+template <class Edges>
+KOKKOS_INLINE_FUNCTION double vegas_coordinate(Edges const& edges, int d, int bins, int stratum, int strata, double u,
+                                               int& increment, double& jacobian) {
+  double const y = (stratum + u) / strata, scaled = y * bins;
+  int const i = scaled < bins ? int(scaled) : bins - 1;
+  double const lo = edges(d, i), width = edges(d, i + 1) - lo;
+  increment = i;
+  jacobian *= bins * width;
+  return lo + (scaled - i) * width;
+}
+
+template <class ExecutionSpace>
+struct VegasSampler {
+  using Mem = typename ExecutionSpace::memory_space;
+  using Matrix = algorithms::ColumnMatrix<Mem>;
+
+  int n = 0, bins = 0, m = 1;  // dimension, increments per axis, components
+  std::int64_t cells = 0, capacity = 0, block = 0, blocks = 0;
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges;  // n x (bins + 1)
+  Kokkos::View<int*, Mem> strata;  // per axis
+  Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
+  Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
+  Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
+  Matrix values;  // samples x m: f_k J
+  Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
+  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k Var_h(f_k J))
+  Matrix partial;  // blocks x (n bins): histogram of each block of samples
+  Kokkos::View<double*, Mem> histogram;  // n bins
+
+  VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
+               std::int64_t max_samples)
+      : n(n_), bins(bins_), m(components), capacity(max_samples) {
+    cells = 1;
+    std::vector<std::int64_t> stride_host(n);
+    for (int d = 0; d < n; ++d) {
+      stride_host[d] = cells;
+      cells *= strata_host[d];
+    }
+    // At most 256 blocks: the partial histograms stay within 256 n bins doubles.
+    block = std::max<std::int64_t>(8192, (capacity + 255) / 256);
+    blocks = (capacity + block - 1) / block;
+    // A std::string label: a char const* variable would be taken for the memory to use.
+    auto alloc = [&](std::string const& label) {
+      return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
+    };
+    edges = decltype(edges)(alloc("parity::cubature::vegas_edges"), n, bins + 1);
+    strata = decltype(strata)(alloc("parity::cubature::vegas_strata"), n);
+    stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
+    offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
+    cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
+    values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
+    cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
+    sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
+    partial = Matrix(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
+    histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
+    copy_in(space, strata, strata_host);
+    copy_in(space, stride, stride_host);
+    space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
+  }
+
+  template <class T>
+  static void copy_in(ExecutionSpace const& space, Kokkos::View<T*, Mem> const& to, std::vector<T> const& from) {
+    Kokkos::View<T const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(from.data(), from.size());
+    Kokkos::deep_copy(space, Kokkos::subview(to, std::make_pair(std::size_t(0), from.size())), h);
+  }
+  template <class T>
+  static std::vector<T> copy_out(ExecutionSpace const& space, Kokkos::View<T*, Mem> const& from, std::size_t count) {
+    std::vector<T> out(count);
+    Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(), count);
+    Kokkos::deep_copy(space, h, Kokkos::subview(from, std::make_pair(std::size_t(0), count)));
+    space.fence("parity::cubature::vegas_copy_out");
+    return out;
+  }
+
+  struct Sums {
+    std::vector<double> estimate, variance;  // per component
+    std::vector<double> sigma;  // per cell
+    std::vector<double> histogram;  // n bins, axis-major
+  };
+
+  // One iteration with the given map (host edges) and allocation (host offsets): evaluates the
+  // samples and returns the iteration's estimate and variance, each cell's sigma and the histograms.
+  template <class Real, class F>
+  Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
+               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host) {
+    Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        edges_view(edges_host.data(), n, bins + 1);
+    Kokkos::deep_copy(space, edges, edges_view);
+    copy_in(space, offsets, offsets_host);
+    std::int64_t const samples = offsets_host.back();
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+    std::int64_t const ncells = cells;
+    auto const edges_ = edges;
+    auto const strata_ = strata;
+    auto const stride_ = stride;
+    auto const offsets_ = offsets;
+    auto const cell_of_ = cell_of;
+    auto const values_ = values;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, 0, samples),
+        KOKKOS_LAMBDA(std::int64_t s) {
+          std::int64_t lo = 0, hi = ncells;  // the cell: offsets(lo) <= s < offsets(lo + 1)
+          while (hi - lo > 1) {
+            std::int64_t const mid = (lo + hi) / 2;
+            if (offsets_(mid) <= s)
+              lo = mid;
+            else
+              hi = mid;
+          }
+          Point<Real> p;
+          p.dim = dim;
+          double jacobian = 1;
+          for (int k = 0; k < pairs; ++k) {
+            random::Block4 const b = vegas_block(seed, iteration, s, k, pairs);
+            for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
+              int const d = 2 * k + e, stratum = int((lo / stride_(d)) % strata_(d));
+              int increment;
+              double const u = random::uniform_double(b.v[2 * e], b.v[2 * e + 1]);
+              p.x[d] = Real(vegas_coordinate(edges_, d, nbins, stratum, strata_(d), u, increment, jacobian));
+            }
+          }
+          Real v[max_vegas_components];
+          f(p, v);
+          cell_of_(s) = lo;
+          for (int c = 0; c < components; ++c) values_(s, c) = double(v[c]) * jacobian;
+        });
+    auto const terms = cell_terms;
+    auto const sigma_ = sigma;
+    double const volume = 1.0 / double(ncells);
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, ncells),
+        KOKKOS_LAMBDA(std::int64_t h) {
+          std::int64_t const first = offsets_(h), last = offsets_(h + 1);
+          double const count = double(last - first);
+          double var_sum = 0;
+          for (int c = 0; c < components; ++c) {
+            double sum = 0;
+            for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
+            double const mean = sum / count;
+            double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
+            for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
+            double const var = squares / (count - 1);
+            terms(h, 2 * c) = volume * mean;
+            terms(h, 2 * c + 1) = volume * volume * var / count;
+            var_sum += var;
+          }
+          sigma_(h) = volume * Kokkos::sqrt(var_sum);
+        });
+    Sums out;
+    auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells);
+    for (int c = 0; c < m; ++c) {
+      out.estimate.push_back(totals[2 * c]);
+      out.variance.push_back(totals[2 * c + 1]);
+    }
+    out.sigma = copy_out(space, sigma, std::size_t(ncells));
+    out.histogram = histograms(space, seed, iteration, samples);
+    return out;
+  }
+
+  // Per axis and increment: the sum over the samples in it of sum_k (f_k J)^2 V_h / n_h, an estimate
+  // of the integral of sum_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
+  std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t samples) {
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+    std::int64_t const used_blocks = (samples + block - 1) / block, size = block;
+    double const volume = 1.0 / double(cells);
+    auto const edges_ = edges;
+    auto const strata_ = strata;
+    auto const stride_ = stride;
+    auto const offsets_ = offsets;
+    auto const cell_of_ = cell_of;
+    auto const values_ = values;
+    auto const partial_ = partial;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, 0, used_blocks * dim),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const b = j / dim;
+          int const d = int(j % dim);
+          std::int64_t const column = std::int64_t(d) * nbins;
+          for (int i = 0; i < nbins; ++i) partial_(b, column + i) = 0;
+          std::int64_t const end = (b + 1) * size < samples ? (b + 1) * size : samples;
+          for (std::int64_t s = b * size; s < end; ++s) {
+            std::int64_t const h = cell_of_(s);
+            random::Block4 const r = vegas_block(seed, iteration, s, d / 2, pairs);
+            double const u = random::uniform_double(r.v[2 * (d % 2)], r.v[2 * (d % 2) + 1]);
+            int increment;
+            double jacobian = 1;
+            vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
+            double squares = 0;
+            for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
+            partial_(b, column + increment) += squares * volume / double(offsets_(h + 1) - offsets_(h));
+          }
+        });
+    auto const histogram_ = histogram;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_histogram_sum",
+        Kokkos::RangePolicy<ExecutionSpace>(space, 0, std::int64_t(dim) * nbins), KOKKOS_LAMBDA(std::int64_t c) {
+          double s = 0;
+          for (std::int64_t b = 0; b < used_blocks; ++b) s += partial_(b, c);
+          histogram_(c) = s;
+        });
+    return copy_out(space, histogram, std::size_t(dim) * nbins);
+  }
+};
+
+}  // namespace parity::cubature::detail

@@ -1,0 +1,27 @@
+#pragma once
+// Kokkos-free entry point, defined once per backend (backends/models/cubature.cpp).
+#include <vector>
+
+#include "parity/cubature/params.hpp"
+#include "parity/cubature/result.hpp"
+#include "parity/precision.hpp"
+#include "parity/run/phase_times.hpp"
+#include "parity/run/progress.hpp"
+
+namespace parity::cubature {
+
+RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times);
+
+// One --method vegas run (one rank).
+VegasRunResult run_vegas(Params const& params, Precision precision);
+
+// The largest --team-size this backend runs the built-in integrands' kernels with in `precision`
+// (cubature::max_team_size); allocates nothing.
+int max_team_size(Precision precision);
+
+// Runs that differ only in the integrand's parameters (a, u), in one call (integrate_batch):
+// `concurrency` integrals at once on GPU backends (0 or 1: one at a time).
+std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
+                                 run::Progress& progress, run::PhaseTimes& times);
+
+}  // namespace parity::cubature

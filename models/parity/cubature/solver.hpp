@@ -1,0 +1,77 @@
+#pragma once
+// One `cubature` run on a backend: the built-in integrand through integrate(), with the caller's
+// progress, phase times and ranks (run::SolveOptions) in place of those of params.options.
+#include <Kokkos_Core.hpp>
+
+#include <limits>
+#include <vector>
+
+#include "parity/cubature/batch.hpp"
+#include "parity/cubature/integrands.hpp"
+#include "parity/cubature/integrate.hpp"
+#include "parity/cubature/params.hpp"
+#include "parity/cubature/result.hpp"
+#include "parity/cubature/vegas.hpp"
+#include "parity/run/solve_options.hpp"
+
+namespace parity::cubature {
+
+// The engine's options with the caller's progress, phases and ranks.
+template <class EngineOptions>
+EngineOptions with_reporting(EngineOptions engine, run::SolveOptions const& options) {
+  static_cast<run::SolveOptions&>(engine) = options;
+  return engine;
+}
+
+template <class ExecutionSpace, class Real>
+RunResult solve(ExecutionSpace const& space, Params const& params, run::SolveOptions const& options = {}) {
+  Problem const q = validate(params);
+  GenzIntegrand<Real> const f(q.family, q.a, q.u);
+  RunResult r;
+  r.integration = integrate<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances,
+                                                  with_reporting(params.options, options));
+  r.exact = genz_exact(q.family, q.a, q.u, q.lower, q.upper);
+  return r;
+}
+
+template <class ExecutionSpace, class Real>
+VegasRunResult solve_vegas(ExecutionSpace const& space, Params const& params, run::SolveOptions const& options = {}) {
+  Problem const q = validate(params);
+  GenzIntegrand<Real> const f(q.family, q.a, q.u);
+  VegasRunResult r;
+  r.integration = integrate_vegas<ExecutionSpace, Real>(space, f, q.lower, q.upper, params.tolerances,
+                                                        with_reporting(params.vegas, options));
+  // corner_peak's closed form sums 2^n vertices: past max_dim it is too slow and cancels too much.
+  r.exact = q.family == Family::corner_peak && params.dim > max_dim ? std::numeric_limits<double>::quiet_NaN()
+                                                                    : genz_exact(q.family, q.a, q.u, q.lower, q.upper);
+  return r;
+}
+
+// A batch of runs of one integrand family over one box with the same tolerances and options,
+// differing in a and u: one integrate_batch call, timed as the phase "parity::cubature::batch".
+template <class ExecutionSpace, class Real>
+std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Params> const& cases, int concurrency,
+                                   run::SolveOptions const& options = {}) {
+  std::vector<GenzIntegrand<Real>> fs;
+  std::vector<Problem> problems;
+  for (auto const& p : cases) {
+    problems.push_back(validate(p));
+    auto const& q = problems.back();
+    auto const& first = problems.front();
+    require(q.family == first.family && p.dim == cases.front().dim && q.lower == first.lower && q.upper == first.upper,
+            "a batch shares the integrand family, dimension and box");
+    fs.emplace_back(q.family, q.a, q.u);
+  }
+  std::vector<RunResult> out(cases.size());
+  if (cases.empty()) return out;
+  std::vector<Result> const results = integrate_batch<ExecutionSpace, Real>(
+      space, fs, problems.front().lower, problems.front().upper, cases.front().tolerances,
+      with_reporting(cases.front().options, options), concurrency);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    out[k].integration = results[k];
+    out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);
+  }
+  return out;
+}
+
+}  // namespace parity::cubature
