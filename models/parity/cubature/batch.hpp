@@ -2,14 +2,15 @@
 // Several integrals in one call: integrands fs[0..m-1] (for example one functor per parameter
 // value) over the same box, with the same tolerances and options.
 //
-//   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt,
-//                                                                 concurrency);
+//   std::vector<Result> r = integrate_batch<ExecutionSpace, Real>(space, fs, lower, upper, tol, opt);
+//
+// with `opt` a BatchOptions: integrate()'s Options and `concurrency`.
 //
 // Each functor must provide what integrate() asks of one (integrate.hpp). opt.progress, if set,
 // gets one "batch" line per integral finished, under a lock; opt.phases, if set, the phase
 // "parity::cubature::batch". The integrals themselves run silent and untimed.
 //
-// The integrals run one after another by default. On a GPU backend `concurrency` > 1 runs that
+// The integrals run one after another by default. On a GPU backend opt.concurrency > 1 runs that
 // many at a time, each on its own execution-space instance (a stream) driven by its own host
 // thread, so that the small kernels and host round trips of one integral may overlap those of the
 // others; host backends always run them in turn (each integral already uses every thread), and
@@ -37,20 +38,24 @@
 
 namespace parity::cubature {
 
+struct BatchOptions : Options {
+  int concurrency = 0;  // integrals at once on a GPU backend (0 or 1: one at a time)
+};
+
 template <class ExecutionSpace, class Real, class F>
 std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> const& fs,
                                     std::vector<double> const& lower, std::vector<double> const& upper,
-                                    Tolerances const& tol, Options const& opt, int concurrency = 0) {
+                                    Tolerances const& tol, BatchOptions const& opt = {}) {
   static_assert(Kokkos::is_execution_space_v<ExecutionSpace>,
                 "parity::cubature::integrate_batch: the first template argument must be a Kokkos execution space");
   static_assert(detail::check_integrand<F, Real>());
   validate(lower, upper, tol, opt);
-  require(concurrency >= 0, "batch concurrency must be >= 0 (0 or 1: one integral at a time)");
+  require(opt.concurrency >= 0, "batch concurrency must be >= 0 (0 or 1: one integral at a time)");
   std::size_t const m = fs.size();
   std::vector<Result> out(m);
   if (m == 0) return out;
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::batch");
-  Options one = opt;  // for each integral: silent, untimed
+  Options one = opt;  // for each integral: silent, untimed (sliced to integrate()'s Options)
   one.progress = nullptr;
   one.phases = nullptr;
   Kokkos::Timer clock;
@@ -66,7 +71,7 @@ std::vector<Result> integrate_batch(ExecutionSpace const& space, std::vector<F> 
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   // Several ranks: one at a time, so that every rank calls the collectives in the same order.
   int const workers =
-      host || opt.ranks.several() ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(concurrency, 1))));
+      host || opt.ranks.several() ? 1 : int(std::min<std::size_t>(m, std::size_t(std::max(opt.concurrency, 1))));
   if (workers <= 1) {
     for (std::size_t k = 0; k < m; ++k) {
       out[k] = integrate<ExecutionSpace, Real>(space, fs[k], lower, upper, tol, one);

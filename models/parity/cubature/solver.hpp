@@ -64,9 +64,11 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
   }
   std::vector<RunResult> out(cases.size());
   if (cases.empty()) return out;
+  BatchOptions batch;
+  static_cast<Options&>(batch) = with_reporting(cases.front().options, options);
+  batch.concurrency = concurrency;
   std::vector<Result> const results = integrate_batch<ExecutionSpace, Real>(
-      space, fs, problems.front().lower, problems.front().upper, cases.front().tolerances,
-      with_reporting(cases.front().options, options), concurrency);
+      space, fs, problems.front().lower, problems.front().upper, cases.front().tolerances, batch);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);

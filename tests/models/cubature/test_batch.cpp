@@ -30,9 +30,10 @@ TEST(CubatureBatch, EachIntegralAsIfAlone) {
     fs.emplace_back(cub::Family::product_peak, a, std::vector<double>(n, u));
   cub::Tolerances t;
   t.relative = 1e-8;
-  cub::Options o;
+  cub::BatchOptions o;
   o.max_evaluations = 20'000'000;
-  auto const batch = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 3);
+  o.concurrency = 3;
+  auto const batch = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o);
   ASSERT_EQ(batch.size(), fs.size());
   for (std::size_t k = 0; k < fs.size(); ++k) {
     auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), fs[k], lo, hi, t, o);
@@ -47,8 +48,10 @@ TEST(CubatureBatch, EachIntegralAsIfAlone) {
     EXPECT_LE(std::abs(batch[k].integral - exact), 1e-8 * exact) << k;
   }
   // One worker, or more workers than integrals: the same again.
-  auto const one = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 1);
-  auto const many = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o, 64);
+  o.concurrency = 1;
+  auto const one = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o);
+  o.concurrency = 64;
+  auto const many = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, t, o);
   for (std::size_t k = 0; k < fs.size(); ++k) {
     EXPECT_TRUE(same_bits(one[k].integral, batch[k].integral)) << k;
     EXPECT_TRUE(same_bits(many[k].integral, batch[k].integral)) << k;
@@ -61,7 +64,9 @@ TEST(CubatureBatch, EmptyAndBadInput) {
   EXPECT_TRUE((cub::integrate_batch<ExecSpace, double>(ExecSpace(), none, lo, hi, {}, {}).empty()));
   std::vector<cub::GenzIntegrand<double>> one{
       cub::GenzIntegrand<double>(cub::Family::gaussian, {5.0, 5.0}, {0.5, 0.5})};
-  EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, lo, hi, {}, {}, -1)), parity::InvalidInput);
+  cub::BatchOptions negative;
+  negative.concurrency = -1;
+  EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, lo, hi, {}, negative)), parity::InvalidInput);
   EXPECT_THROW((cub::integrate_batch<ExecSpace, double>(ExecSpace(), one, hi, lo, {}, {})), parity::InvalidInput);
 }
 
@@ -78,14 +83,15 @@ TEST(CubatureBatch, ProgressOncePerIntegralAndOnePhase) {
   std::vector<cub::GenzIntegrand<double>> fs;
   for (double a : {1.0, 2.0, 3.0})
     fs.emplace_back(cub::Family::gaussian, std::vector<double>(n, a), std::vector<double>(n, 0.4));
-  cub::Options o;
+  cub::BatchOptions o;
   o.initial_regions = 64;
   auto const silent = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o);
   Recorded progress;
   parity::run::PhaseTimes times;
   o.progress = &progress;
   o.phases = &times;
-  auto const reported = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o, 2);
+  o.concurrency = 2;
+  auto const reported = cub::integrate_batch<ExecSpace, double>(ExecSpace(), fs, lo, hi, {}, o);
   std::vector<long> seen;
   for (auto const& line : progress.lines) {
     EXPECT_EQ(line.stage, "batch");
