@@ -48,6 +48,7 @@
 #include "parity/run/progress.hpp"
 #include "parity/run/solve_options.hpp"
 #include "parity/sde/correlated_noise.hpp"
+#include "parity/sde/density_range.hpp"
 #include "parity/sde/detail/sample_statistics.hpp"
 #include "parity/sde/detail/unwrapped_density.hpp"
 #include "parity/sde/ensemble_layout.hpp"

@@ -9,18 +9,9 @@
 #include <vector>
 
 #include "parity/run/communicator.hpp"
+#include "parity/sde/density_range.hpp"
 #include "parity/sde/ensemble_layout.hpp"
 #include "parity/sde/result.hpp"
-
-namespace parity::sde {
-
-// Histogram range in periods of the wrapped component; bins = 0 turns the density off.
-struct DensityRange {
-  double lo = 0, hi = 0;
-  int bins = 0;
-};
-
-}  // namespace parity::sde
 
 namespace parity::sde::detail {
 
