@@ -46,7 +46,7 @@ endfunction()
 
 # parity_backend_target(<target>): link Kokkos and name this build's execution space.
 function(parity_backend_target target)
-  target_link_libraries(${target} PUBLIC Kokkos::kokkos parity::kernels)
+  target_link_libraries(${target} PUBLIC Kokkos::kokkos Parity::core)
   target_compile_definitions(${target} PRIVATE PARITY_BACKEND_${PARITY_BACKEND_UPPER}=1
                                                PARITY_BACKEND_NAME="${PARITY_BACKEND}")
 endfunction()

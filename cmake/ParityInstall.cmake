@@ -26,7 +26,7 @@ endforeach()
 install(DIRECTORY ${PROJECT_BINARY_DIR}/forwarding/models DESTINATION ${PARITY_INSTALL_INCLUDEDIR})
 
 get_property(parity_model_targets GLOBAL PROPERTY PARITY_INSTALL_TARGETS)
-install(TARGETS parity_base parity_kernels parity_report parity_cli ${parity_model_targets}
+install(TARGETS parity_base parity_core parity_report parity_cli ${parity_model_targets}
         EXPORT ParityTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${PARITY_INSTALL_INCLUDEDIR})
