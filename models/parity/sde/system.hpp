@@ -49,6 +49,39 @@ inline constexpr bool sweepable = requires(System& s, int field, double value) {
 namespace detail {
 
 template <class S>
+concept system_shape = requires {
+  typename S::real_type;
+  { S::dim } -> std::convertible_to<int>;
+  { S::noise_dim } -> std::convertible_to<int>;
+};
+
+template <class S>
+concept system_precision = (std::is_same_v<typename S::real_type, float> ||
+                            std::is_same_v<typename S::real_type, double>);
+
+template <class S>
+concept system_dims = S::dim >= 1 && S::noise_dim >= 1;
+
+template <class S, class Real = typename S::real_type>
+concept system_functions = requires(S const& s, Tick const& t, Kokkos::Array<Real, S::dim> const& x,
+                                    Kokkos::Array<Real, S::dim>& f, Kokkos::Array<Real, S::noise_dim> const& dw,
+                                    random::PhiloxStream<Real>& rng) {
+  s.drift(t, x, f);
+  s.noise(t, x, dw, f);
+  s.initial(rng, f);
+};
+
+}  // namespace detail
+
+// The requirements above as a concept, for constraining one's own templates; integrate() checks
+// them with a message per requirement (detail::check_system).
+template <class S>
+concept EnsembleSystem = detail::system_shape<S> && detail::system_precision<S> && detail::system_dims<S> &&
+    std::is_copy_constructible_v<S> && detail::system_functions<S>;
+
+namespace detail {
+
+template <class S>
 constexpr bool check_system() {
   static_assert(
       requires { typename S::real_type; },
@@ -108,6 +141,7 @@ constexpr bool check_system() {
             "parity::sde: a system with a wrapped component must provide `KOKKOS_FUNCTION real_type "
             "period() const` (the component is kept modulo it)");
       }
+      static_assert(EnsembleSystem<S>, "parity::sde: the system does not satisfy parity::sde::EnsembleSystem");
     }
   }
   return true;

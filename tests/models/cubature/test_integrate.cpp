@@ -36,6 +36,18 @@ struct NanAbove {  // NaN where x_0 > 0.7
   KOKKOS_INLINE_FUNCTION double operator()(cub::Point<double> const& x) const { return x[0] > 0.7 ? nan : 1.0; }
 };
 
+// The concept integrate() checks: a const call on the point returning a value convertible to Real.
+struct NotConst {
+  double operator()(cub::Point<double> const&) { return 1; }
+};
+struct ReturnsPointer {
+  double const* operator()(cub::Point<double> const&) const { return nullptr; }
+};
+static_assert(cub::Integrand<Polynomial5, double> && !cub::Integrand<Polynomial5, float>);  // Point<double> only
+static_assert(cub::Integrand<cub::GenzIntegrand<float>, float>);
+static_assert(!cub::Integrand<NotConst, double> && !cub::Integrand<ReturnsPointer, double> &&
+              !cub::Integrand<Polynomial5, long double> && !cub::Integrand<int, double>);
+
 // The machinery tests below (phases, memory, parking, budgets, estimates) were tuned on the
 // degree-7 rule and pin it; the degree-9 default has its own tests (genz_families, Degree9*).
 cub::Options small_options() {

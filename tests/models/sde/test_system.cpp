@@ -29,6 +29,25 @@ struct Gbm {
   KOKKOS_FUNCTION void initial(parity::random::PhiloxStream<double>&, sde::State<Gbm>& x) const { x[0] = 1; }
 };
 static_assert(sde::wrapped_of<Gbm>() == -1 && !sde::sweepable<Gbm>);
+static_assert(sde::EnsembleSystem<Gbm>);
+
+// What the concept refuses: each lacks one requirement of Gbm.
+struct NoInitial {
+  using real_type = double;
+  static constexpr int dim = 1, noise_dim = 1;
+  KOKKOS_FUNCTION void drift(sde::Tick const&, sde::State<NoInitial> const&, sde::State<NoInitial>&) const {}
+  KOKKOS_FUNCTION void noise(sde::Tick const&, sde::State<NoInitial> const&, sde::Noise<NoInitial> const&,
+                             sde::State<NoInitial>&) const {}
+};
+struct LongDouble : Gbm {
+  using real_type = long double;
+};
+struct NoNoise {
+  using real_type = float;
+  static constexpr int dim = 2, noise_dim = 0;
+};
+static_assert(!sde::EnsembleSystem<NoInitial> && !sde::EnsembleSystem<LongDouble> && !sde::EnsembleSystem<NoNoise> &&
+              !sde::EnsembleSystem<int>);
 
 sde::EnsembleResult run(sde::Sweep const& sweep) {
   sde::EnsembleConfig cfg;

@@ -1,8 +1,10 @@
 #pragma once
-// The compile-time check of a user's integrand, shared by integrate() and integrate_vegas(), so a
-// functor with the wrong signature gives the same readable message in both.
+// The compile-time check of a user's integrand (the concept Integrand, integrand.hpp, one message per
+// requirement), shared by integrate() and integrate_vegas(), so a functor with the wrong signature
+// gives the same readable message in both.
 #include <type_traits>
 
+#include "parity/cubature/integrand.hpp"
 #include "parity/cubature/rule.hpp"
 
 namespace parity::cubature {
@@ -32,6 +34,7 @@ constexpr bool check_integrand() {
   static_assert(std::is_copy_constructible_v<F>,
                 "parity::cubature: the integrand is copied into every kernel, so it must be copy-constructible "
                 "(hold plain values and Kokkos::Views, not host containers or references)");
+  static_assert(Integrand<F, Real>, "parity::cubature: the integrand does not satisfy parity::cubature::Integrand");
   return true;
 }
 
