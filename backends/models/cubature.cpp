@@ -16,8 +16,10 @@ RunResult run(Params const& params, Precision precision, run::Progress& progress
 
 VegasRunResult run_vegas(Params const& params, Precision precision) {
   backend::ExecutionSpace const space;
-  return with_precision(precision,
-                        [&](auto real) { return solve_vegas<backend::ExecutionSpace, decltype(real)>(space, params); });
+  return with_precision(precision, [&](auto real) {
+    return solve_vegas<backend::ExecutionSpace, decltype(real)>(space, params,
+                                                                {nullptr, nullptr, run::ranks::communicator()});
+  });
 }
 
 int max_team_size(Precision precision) {

@@ -96,6 +96,9 @@ CASES = {
                         "--max-host-memory-mb", "4", "--max-evals", "1e7"],
     "cubature-sweep": ["cubature", "--integrand", "gaussian", "--dim", "3", "--rel-tol", "1e-6", "--sweep", "a:3:6:3",
                        "--max-evals", "1e6"],
+    # VEGAS+: each rank samples its share of the stratification cells (3 ranks: uneven).
+    "cubature-vegas": ["cubature", "--integrand", "gaussian", "--dim", "4", "--method", "vegas", "--rel-tol", "1e-3",
+                       "--evals-per-iteration", "2e4"],
 }
 PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephson::integrate",
          **{case: "parity::kuramoto::integrate" for case in ("kuramoto", "kuramoto-euler", "kuramoto-five-point",
@@ -106,11 +109,11 @@ PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephso
          "dual-control-time-limit": "parity::dual_control::policy_evaluation",
          **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked", "cubature-float")},
          **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7")},
-         "cubature-sweep": "parity::cubature::batch"}
+         "cubature-sweep": "parity::cubature::batch", "cubature-vegas": "parity::cubature::vegas"}
 # Cases stopped by their budget, heaps or time limit (exit status 3), and an array each case writes.
 EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3, "dual-control-time-limit": 3}
 ARRAY = {**{case: "phase1_error.npy" for case in CASES if case.startswith("cubature")},
-         "cubature-sweep": "sweep0_gaussian3d_phase1_error.npy"}
+         "cubature-sweep": "sweep0_gaussian3d_phase1_error.npy", "cubature-vegas": "vegas_estimate.npy"}
 
 # Network Kuramoto (built with Kokkos Kernels only): rows split in contiguous ranges that 2 and 3
 # ranks cut unevenly (500 rows: 250/250, 166/167/167). Sparse products (Erdos-Renyi, scale-free

@@ -231,7 +231,7 @@ class Command final : public cli::Command {
     app_ = &sub;
     sub.add_option("--method", method_,
                    "deterministic (the two-phase adaptive rules, up to 16 dimensions), vegas (VEGAS+ Monte Carlo: "
-                   "adaptive map and stratified sampling, up to 32 dimensions, one rank) or auto (vegas above 16 "
+                   "adaptive map and stratified sampling, up to 32 dimensions) or auto (vegas above 16 "
                    "dimensions, from 12, and from 8 at --rel-tol 1e-4 or looser, unless the integrand oscillates "
                    "(oscillatory, f2..f5); deterministic otherwise; the report says which and why)")
         ->check(CLI::IsMember({"deterministic", "vegas", "auto"}))
@@ -497,14 +497,14 @@ class Command final : public cli::Command {
   bool distributed() const override { return true; }
 
  private:
-  // --method vegas: one integral on one rank, the deterministic method's options refused.
+  // --method vegas: one integral (its samples split over the ranks), the deterministic method's
+  // options refused.
   report::RunReport execute_vegas(cli::Context& context) {
     for (char const* name : {"--mode", "--error-estimate", "--rule", "--initial-regions", "--max-regions",
                              "--max-split", "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
                              "--max-host-memory-mb", "--team-size", "--sweep", "--concurrency"})
       require(app_->get_option(name)->count() == 0,
               std::string(name) + " applies to --method deterministic only (VEGAS has no regions)");
-    require(run::ranks::size() == 1, "--method vegas runs on one rank (start it without several ranks)");
     Params p = params_;
     p.method = Method::vegas;
     p.vegas.max_evaluations = max_evals_;
@@ -540,7 +540,7 @@ class Command final : public cli::Command {
     r.iterations = res.iterations;
     r.results = vegas_result_json(p, x);
     r.status = vegas_status(res);
-    if (r.status != cli::status::converged)
+    if (r.status != cli::status::converged && run::ranks::root())
       fmt::print(stderr,
                  "cubature: {} {}-D (vegas) stopped with status {} (error {:.3g}, tolerance {:.3g}, chi2/dof {:.3g}, "
                  "Q {:.3g})\n",

@@ -12,7 +12,7 @@ namespace parity::cubature {
 
 RunResult run(Params const& params, Precision precision, run::Progress& progress, run::PhaseTimes& times);
 
-// One --method vegas run (one rank).
+// One --method vegas run (its samples split over the ranks of run::ranks::communicator()).
 VegasRunResult run_vegas(Params const& params, Precision precision);
 
 // The largest --team-size this backend runs the built-in integrands' kernels with in `precision`

@@ -11,9 +11,10 @@
 namespace parity::cubature {
 
 template <class F, class Real>
-concept Integrand = (std::is_same_v<Real, float> || std::is_same_v<Real, double>) && std::is_copy_constructible_v<F> &&
-                    requires(F const& f, Point<Real> const& x) {
-                      { f(x) } -> std::convertible_to<Real>;
-                    };
+concept Integrand = (std::is_same_v<Real, float> ||
+                     std::is_same_v<Real, double>)&&std::is_copy_constructible_v<F>&& requires(F const& f,
+                                                                                               Point<Real> const& x) {
+  { f(x) } -> std::convertible_to<Real>;
+};
 
 }  // namespace parity::cubature

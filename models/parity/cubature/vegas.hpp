@@ -18,7 +18,9 @@
 // (the map was still moving, or f has a feature the samples rarely see), so `error` is not to be
 // trusted. Every sum is taken in a fixed order: the result is the same bits for any thread count;
 // every backend draws the same points, and differs only by the rounding of its math (the
-// integrand's functions, fused multiply-adds). One rank (Options::ranks does not apply). Bad input throws
+// integrand's functions, fused multiply-adds). Across ranks (options.ranks) each rank samples a contiguous share of the
+// stratification cells and the ranks gather the cell sums in order: every rank returns the same
+// bits as one rank. Bad input throws
 // parity::InvalidInput with a message that names the option.
 //
 // A family of m <= 16 integrands (components of a vector, or one integrand at m parameter

@@ -17,7 +17,7 @@ inline constexpr int max_vegas_dim = point_capacity;
 // Every member has a default that suits most integrals; the comments name it. From
 // run::SolveOptions: progress (a "vegas" line per iteration; default null: silent), phases (the
 // fenced seconds of "parity::cubature::vegas"; default null: a Kokkos Tools region only, no fences)
-// and ranks (VEGAS runs on one rank: a size above 1 is refused).
+// and ranks (default one; several split the samples, with the same result as one rank).
 struct VegasOptions : run::SolveOptions {
   std::uint64_t seed = 1;  // default 1: the Philox key; a seed gives the same bits for any thread count
   std::int64_t evaluations_per_iteration = 100'000;  // default 1e5: integrand evaluations per iteration, at most
@@ -97,7 +97,7 @@ inline void validate_vegas(std::vector<double> const& lower, std::vector<double>
   require(std::isfinite(opt.alpha) && opt.alpha >= 0 && opt.alpha <= 2, "alpha must be in [0, 2]");
   require(std::isfinite(opt.beta) && opt.beta >= 0 && opt.beta <= 1, "beta must be in [0, 1]");
   require(std::isfinite(opt.min_q) && opt.min_q >= 0 && opt.min_q < 1, "min Q must be in [0, 1)");
-  require(!opt.ranks.several(), "VEGAS runs on one rank (ranks.size " + std::to_string(opt.ranks.size) + ")");
+  opt.ranks.validate();
 }
 
 }  // namespace parity::cubature

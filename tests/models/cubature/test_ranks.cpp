@@ -5,7 +5,10 @@
 // tests/run/test_ranks.py.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -19,6 +22,7 @@
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
 #include "parity/cubature/params.hpp"
+#include "parity/cubature/vegas.hpp"
 #include "parity/run/communicator.hpp"
 #include "test_backend.hpp"
 
@@ -68,6 +72,28 @@ class ThreadRanks {
     r.size = size_;
     r.collectives.all_gather = [this, rank](std::span<double const> mine, std::span<double> all) {
       gather(rank, mine, all);
+    };
+    // max and sum as MPI_Allreduce does them (VEGAS needs them): through the gather.
+    r.collectives.max = [this, rank](double value) {
+      std::vector<double> all(static_cast<std::size_t>(size_));
+      gather(rank, std::span<double const>(&value, 1), all);
+      return *std::max_element(all.begin(), all.end());
+    };
+    r.collectives.sum = [this, rank](std::span<std::int64_t> values) {
+      // Each integer travels exactly as two doubles, its high and low 32 bits.
+      std::size_t const m = values.size();
+      std::vector<double> mine(2 * m), all(2 * m * std::size_t(size_));
+      for (std::size_t i = 0; i < m; ++i) {
+        mine[2 * i] = double(values[i] >> 32);
+        mine[2 * i + 1] = double(values[i] & 0xffffffff);
+      }
+      gather(rank, mine, all);
+      for (std::size_t i = 0; i < m; ++i) {
+        std::int64_t total = 0;
+        for (std::size_t k = 0; k < std::size_t(size_); ++k)
+          total += (std::int64_t(all[2 * (k * m + i)]) << 32) + std::int64_t(all[2 * (k * m + i) + 1]);
+        values[i] = total;
+      }
     };
     return r;
   }
@@ -176,6 +202,73 @@ TEST(CubatureRanks, PhaseOneSameBitsOnEveryRank) {
   ASSERT_EQ(alone.phase2_regions, 0);
   ASSERT_GT(alone.phase1_iterations, 1);
   check_ranks<double>(f1, 4, t, o, alone, "f1 4-D degree 9");
+}
+
+// VEGAS+ on `size` thread ranks; every rank's result.
+template <class Real, class F>
+std::vector<cub::VegasResult> vegas_on_ranks(int size, F const& f, int n, cub::Tolerances const& t,
+                                             cub::VegasOptions const& o) {
+  std::vector<double> const lo(std::size_t(n), 0.0), hi(std::size_t(n), 1.0);
+  ThreadRanks ranks(size);
+  std::vector<cub::VegasResult> out(static_cast<std::size_t>(size));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
+  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
+  std::vector<ExecSpace> spaces(static_cast<std::size_t>(size));
+  if (!host) spaces = Kokkos::Experimental::partition_space(ExecSpace(), std::vector<int>(std::size_t(size), 1));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < size; ++k)
+    threads.emplace_back([&, k]() {
+      try {
+        cub::VegasOptions mine = o;
+        mine.ranks = ranks.of(k);
+        out[std::size_t(k)] = cub::integrate_vegas<ExecSpace, Real>(spaces[std::size_t(k)], f, lo, hi, t, mine);
+      } catch (...) {
+        errors[std::size_t(k)] = std::current_exception();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (auto const& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+TEST(CubatureRanks, VegasSameBitsOnEveryRank) {
+  // Each rank samples its share of the cells; the cells' sums are gathered in order and the
+  // histograms added as integers, so every rank must return one rank's bits, iteration by
+  // iteration. 3 ranks split the cells unevenly; 64 evaluations per iteration leave so few cells
+  // that a rank's share may hold few or no samples.
+  std::vector<double> const lo(4, 0.0), hi(4, 1.0);
+  cub::GenzIntegrand<double> const g(cub::Family::gaussian, std::vector<double>(4, 5.0), std::vector<double>(4, 0.4));
+  cub::Tolerances t;
+  t.relative = 1e-12;  // the budget stops it
+  for (std::int64_t per_iteration : {20'000, 64}) {
+    cub::VegasOptions o;
+    o.evaluations_per_iteration = per_iteration;
+    o.max_evaluations = 12 * per_iteration;
+    auto const alone = cub::integrate_vegas<ExecSpace, double>(ExecSpace(), g, lo, hi, t, o);
+    ASSERT_GE(alone.iterations, 12);  // an iteration may draw fewer than per_iteration samples
+    for (int size : {2, 3, 5}) {
+      auto const all = vegas_on_ranks<double>(size, g, 4, t, o);
+      for (int k = 0; k < size; ++k) {
+        std::string const what =
+            std::to_string(per_iteration) + " per iteration, rank " + std::to_string(k) + " of " + std::to_string(size);
+        auto const& r = all[std::size_t(k)];
+        EXPECT_TRUE(same_bits(r.integral, alone.integral)) << what << ": " << r.integral << " vs " << alone.integral;
+        EXPECT_TRUE(same_bits(r.error, alone.error)) << what;
+        EXPECT_TRUE(same_bits(r.chi2_per_dof, alone.chi2_per_dof)) << what;
+        EXPECT_EQ(r.evaluations, alone.evaluations) << what;
+        ASSERT_EQ(r.history.size(), alone.history.size()) << what;
+        for (std::size_t i = 0; i < r.history.size(); ++i) {
+          EXPECT_TRUE(same_bits(r.history[i].estimate, alone.history[i].estimate)) << what << " iteration " << i;
+          EXPECT_EQ(r.history[i].evaluations, alone.history[i].evaluations) << what << " iteration " << i;
+        }
+      }
+    }
+    // And the answer is right: the closed form within a few of its standard deviations.
+    double const exact =
+        cub::genz_exact(cub::Family::gaussian, std::vector<double>(4, 5.0), std::vector<double>(4, 0.4), lo, hi);
+    EXPECT_LE(std::abs(alone.integral - exact), 5 * alone.error) << per_iteration;
+  }
 }
 
 TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {

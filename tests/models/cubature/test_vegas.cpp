@@ -336,7 +336,8 @@ TEST(CubatureVegas, BudgetNonFiniteAndBadInput) {
   refused(lo, hi, bad, "beta");
   bad = o;
   bad.ranks.size = 2;
-  refused(lo, hi, bad, "VEGAS runs on one rank");
+  bad.ranks.rank = 2;
+  refused(lo, hi, bad, "rank 2 of 2 is not in 0 .. size - 1");
 }
 
 // Keeps the progress lines it is given.

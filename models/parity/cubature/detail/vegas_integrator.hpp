@@ -49,7 +49,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     std::vector<std::int64_t> const offsets = allocate_samples(weights, per_iteration);
     std::int64_t const samples = offsets.back();
     if (evaluations + samples > opt.max_evaluations) break;
-    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets);
+    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets, opt.ranks);
     evaluations += samples;
     ++iterations;
     bool const adaptation = iteration < opt.adaptation_iterations;

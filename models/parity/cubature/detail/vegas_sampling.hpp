@@ -10,18 +10,27 @@
 // the allocation follow the components' summed (f_k J)^2 and variances.
 //
 // Sums: every cell sums its own samples in index order; the cells' terms are summed by
-// fixed_order_column_sums; the histograms are summed per block of samples (a block size that
-// depends only on the evaluation count), then the blocks in order. No atomics, so the sums are the
-// same bits for any thread count.
+// fixed_order_column_sums; each histogram term is rounded to a 64-bit fixed point whose unit
+// depends only on the largest term, and the terms are added as integers (exact in any order). So
+// the sums are the same bits for any thread count and any split over ranks.
+//
+// Across ranks (run::Communicator): rank k samples the cells [first, last) of its contiguous share
+// (their samples are contiguous too), computes their terms and sigma, and the ranks gather both in
+// cell order, so every rank adds the same terms in the same order as one rank; the histograms'
+// integers are summed over the ranks.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/rule.hpp"
 #include "parity/random/philox.hpp"
+#include "parity/run/communicator.hpp"
 
 namespace parity::cubature::detail {
 
@@ -69,8 +78,9 @@ struct VegasSampler {
   Matrix values;  // samples x m: f_k J
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k Var_h(f_k J))
-  Matrix partial;  // blocks x (n bins): histogram of each block of samples
-  Kokkos::View<double*, Mem> histogram;  // n bins
+  Kokkos::View<double*, Mem> weight;  // per sample: its histogram term sum_k (f_k J)^2 V_h / n_h
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> partial;  // blocks x (n bins), fixed point
+  Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
 
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
@@ -81,7 +91,7 @@ struct VegasSampler {
       stride_host[d] = cells;
       cells *= strata_host[d];
     }
-    // At most 256 blocks: the partial histograms stay within 256 n bins doubles.
+    // At most 256 blocks: the partial histograms stay within 256 n bins integers.
     block = std::max<std::int64_t>(8192, (capacity + 255) / 256);
     blocks = (capacity + block - 1) / block;
     // A std::string label: a char const* variable would be taken for the memory to use.
@@ -96,7 +106,8 @@ struct VegasSampler {
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
-    partial = Matrix(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
+    weight = decltype(weight)(alloc("parity::cubature::vegas_weight"), capacity);
+    partial = decltype(partial)(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
@@ -123,11 +134,13 @@ struct VegasSampler {
     std::vector<double> histogram;  // n bins, axis-major
   };
 
-  // One iteration with the given map (host edges) and allocation (host offsets): evaluates the
-  // samples and returns the iteration's estimate and variance, each cell's sigma and the histograms.
+  // One iteration with the given map (host edges) and allocation (host offsets): evaluates this
+  // rank's samples and returns the iteration's estimate and variance, each cell's sigma and the
+  // histograms (the same on every rank).
   template <class Real, class F>
   Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
-               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host) {
+               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host,
+               run::Communicator const& ranks = {}) {
     Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         edges_view(edges_host.data(), n, bins + 1);
     Kokkos::deep_copy(space, edges, edges_view);
@@ -135,6 +148,8 @@ struct VegasSampler {
     std::int64_t const samples = offsets_host.back();
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
+    std::int64_t const c0 = ranks.first(ncells), c1 = ranks.last(ncells);  // this rank's cells
+    std::int64_t const s0 = offsets_host[std::size_t(c0)], s1 = offsets_host[std::size_t(c1)];  // and samples
     auto const edges_ = edges;
     auto const strata_ = strata;
     auto const stride_ = stride;
@@ -142,9 +157,9 @@ struct VegasSampler {
     auto const cell_of_ = cell_of;
     auto const values_ = values;
     Kokkos::parallel_for(
-        "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, 0, samples),
+        "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
         KOKKOS_LAMBDA(std::int64_t s) {
-          std::int64_t lo = 0, hi = ncells;  // the cell: offsets(lo) <= s < offsets(lo + 1)
+          std::int64_t lo = c0, hi = c1;  // the cell: offsets(lo) <= s < offsets(lo + 1)
           while (hi - lo > 1) {
             std::int64_t const mid = (lo + hi) / 2;
             if (offsets_(mid) <= s)
@@ -173,7 +188,7 @@ struct VegasSampler {
     auto const sigma_ = sigma;
     double const volume = 1.0 / double(ncells);
     Kokkos::parallel_for(
-        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, ncells),
+        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
         KOKKOS_LAMBDA(std::int64_t h) {
           std::int64_t const first = offsets_(h), last = offsets_(h + 1);
           double const count = double(last - first);
@@ -192,21 +207,55 @@ struct VegasSampler {
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
     Sums out;
+    if (ranks.several()) gather_cells(space, ranks, c0, c1);
     auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells);
     for (int c = 0; c < m; ++c) {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
     }
     out.sigma = copy_out(space, sigma, std::size_t(ncells));
-    out.histogram = histograms(space, seed, iteration, samples);
+    out.histogram = histograms(space, seed, iteration, s0, s1, samples, ranks);
     return out;
+  }
+
+  // Every rank's cell terms and sigmas [c0, c1) into every rank's cell_terms and sigma, in cell order.
+  void gather_cells(ExecutionSpace const& space, run::Communicator const& ranks, std::int64_t c0, std::int64_t c1) {
+    std::int64_t const width = std::int64_t(cell_terms.extent(1)) + 1;  // the terms, then sigma
+    Kokkos::View<double**, Kokkos::LayoutRight, Mem> rows(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("parity::cubature::vegas_gather")), cells,
+        width);
+    auto const terms = cell_terms;
+    auto const sigma_ = sigma;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_pack_cells", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
+        KOKKOS_LAMBDA(std::int64_t h) {
+          for (std::int64_t j = 0; j + 1 < width; ++j) rows(h, j) = terms(h, j);
+          rows(h, width - 1) = sigma_(h);
+        });
+    auto host = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, rows);
+    Kokkos::deep_copy(space, host, rows);
+    space.fence("parity::cubature::vegas_gather_cells");
+    std::vector<double> all(std::size_t(cells * width));
+    ranks.all_gather(std::span<double const>(host.data() + c0 * width, std::size_t((c1 - c0) * width)), all);
+    std::copy(all.begin(), all.end(), host.data());
+    Kokkos::deep_copy(space, rows, host);
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_unpack_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, cells),
+        KOKKOS_LAMBDA(std::int64_t h) {
+          for (std::int64_t j = 0; j + 1 < width; ++j) terms(h, j) = rows(h, j);
+          sigma_(h) = rows(h, width - 1);
+        });
   }
 
   // Per axis and increment: the sum over the samples in it of sum_k (f_k J)^2 V_h / n_h, an estimate
   // of the integral of sum_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
-  std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t samples) {
+  // Each term is rounded to a multiple of a unit set by the largest term w over all ranks, u =
+  // samples w / 2^62, so that no bin's integer sum can overflow; the rounding (below 2^-63 of the
+  // largest possible bin per term) is far below the sampling noise the map adapts to.
+  std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0,
+                                 std::int64_t s1, std::int64_t samples, run::Communicator const& ranks) {
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
-    std::int64_t const used_blocks = (samples + block - 1) / block, size = block;
+    std::int64_t const used_blocks = (s1 - s0 + block - 1) / block, size = block;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
     auto const strata_ = strata;
@@ -214,7 +263,28 @@ struct VegasSampler {
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const values_ = values;
+    auto const weight_ = weight;
     auto const partial_ = partial;
+    double largest = 0;
+    Kokkos::parallel_reduce(
+        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
+        KOKKOS_LAMBDA(std::int64_t s, double& top) {
+          std::int64_t const h = cell_of_(s);
+          double squares = 0;
+          for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
+          double const w = squares * volume / double(offsets_(h + 1) - offsets_(h));
+          weight_(s) = w;
+          // A NaN must not be lost by the max: it marks the histogram as unusable.
+          top = (w > top || w != w) ? w : top;
+        },
+        Kokkos::Max<double>(largest));
+    largest = ranks.max(largest);
+    std::size_t const length = std::size_t(dim) * std::size_t(nbins);
+    // A non-finite term leaves the map as it is (adapt_axis skips a non-finite histogram); all-zero
+    // terms give a zero histogram.
+    if (!std::isfinite(largest)) return std::vector<double>(length, std::numeric_limits<double>::quiet_NaN());
+    if (!(largest > 0)) return std::vector<double>(length, 0.0);
+    double const scale = std::ldexp(1.0, 62) / (double(samples) * largest);  // fixed-point units per 1
     Kokkos::parallel_for(
         "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, 0, used_blocks * dim),
         KOKKOS_LAMBDA(std::int64_t j) {
@@ -222,28 +292,30 @@ struct VegasSampler {
           int const d = int(j % dim);
           std::int64_t const column = std::int64_t(d) * nbins;
           for (int i = 0; i < nbins; ++i) partial_(b, column + i) = 0;
-          std::int64_t const end = (b + 1) * size < samples ? (b + 1) * size : samples;
-          for (std::int64_t s = b * size; s < end; ++s) {
+          std::int64_t const begin = s0 + b * size, end = begin + size < s1 ? begin + size : s1;
+          for (std::int64_t s = begin; s < end; ++s) {
             std::int64_t const h = cell_of_(s);
             random::Block4 const r = vegas_block(seed, iteration, s, d / 2, pairs);
             double const u = random::uniform_double(r.v[2 * (d % 2)], r.v[2 * (d % 2) + 1]);
             int increment;
             double jacobian = 1;
             vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
-            double squares = 0;
-            for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
-            partial_(b, column + increment) += squares * volume / double(offsets_(h + 1) - offsets_(h));
+            partial_(b, column + increment) += std::int64_t(weight_(s) * scale + 0.5);  // w >= 0: rounds to nearest
           }
         });
     auto const histogram_ = histogram;
     Kokkos::parallel_for(
         "parity::cubature::vegas_histogram_sum",
         Kokkos::RangePolicy<ExecutionSpace>(space, 0, std::int64_t(dim) * nbins), KOKKOS_LAMBDA(std::int64_t c) {
-          double s = 0;
-          for (std::int64_t b = 0; b < used_blocks; ++b) s += partial_(b, c);
-          histogram_(c) = s;
+          std::int64_t sum = 0;
+          for (std::int64_t b = 0; b < used_blocks; ++b) sum += partial_(b, c);
+          histogram_(c) = sum;
         });
-    return copy_out(space, histogram, std::size_t(dim) * nbins);
+    std::vector<std::int64_t> counts = copy_out(space, histogram, length);
+    ranks.sum(counts);
+    std::vector<double> out(length);
+    for (std::size_t i = 0; i < length; ++i) out[i] = double(counts[i]) / scale;
+    return out;
   }
 };
 
