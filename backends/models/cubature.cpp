@@ -20,6 +20,14 @@ VegasRunResult run_vegas(Params const& params, Precision precision) {
                         [&](auto real) { return solve_vegas<backend::ExecutionSpace, decltype(real)>(space, params); });
 }
 
+std::vector<VegasRunResult> run_vegas_family(std::vector<Params> const& cases, Precision precision,
+                                             VegasFamilyOptions const& options) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    return solve_vegas_family<backend::ExecutionSpace, decltype(real)>(space, cases, options);
+  });
+}
+
 int max_team_size(Precision precision) {
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {

@@ -7,16 +7,22 @@
 // iteration, s) and the map, never on which thread draws it.
 //
 // A family of m integrands shares the samples: each component has its own sums, and the map and
-// the allocation follow the components' summed (f_k J)^2 and variances.
+// the allocation follow the components' (f_k J)^2 and variances summed with weights w_k (the
+// integrator's: 1 / tolerance_k^2, so each component counts by the error it may have). A family either writes
+// its m values at once (values on each thread's stack, so m <= max_vegas_components) or is
+// called once per component (`Real f(x, k)`, any m up to max_vegas_indexed_components: a
+// parameterised family, the values going straight to device memory).
 //
-// Sums: every cell sums its own samples in index order; the cells' terms are summed by
-// fixed_order_column_sums; the histograms are summed per block of samples (a block size that
+// Sums: every cell sums its own samples in index order; the cells' terms are summed in
+// fixed_order_column_sums' blocked order (one thread per block and column, so a family's many
+// columns run in parallel); the histograms are summed per block of samples (a block size that
 // depends only on the evaluation count), then the blocks in order. No atomics, so the sums are the
 // same bits for any thread count.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
@@ -25,8 +31,16 @@
 
 namespace parity::cubature::detail {
 
-// Most components of an integrand family (the values of one sample sit on each thread's stack).
+// Most components of an integrand family that writes its values at once (the values of one
+// sample sit on each thread's stack).
 inline constexpr int max_vegas_components = 16;
+// Most components of a family called once per component: memory bounds m (evaluations per
+// iteration x m doubles), not the stack.
+inline constexpr int max_vegas_indexed_components = 1 << 16;
+
+// A family called once per component: `Real f(Point<Real> const& x, int k)`.
+template <class F, class Real>
+inline constexpr bool is_indexed_family = std::is_invocable_r_v<Real, F const&, Point<Real> const&, int>;
 
 // A scalar integrand as a family of one.
 template <class Real, class F>
@@ -66,11 +80,14 @@ struct VegasSampler {
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
   Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
+  Kokkos::View<double*, Mem> weight;  // per component: w_k
   Matrix values;  // samples x m: f_k J
+  Kokkos::View<double*, Mem> sample_squares;  // per sample: sum_k w_k (f_k J)^2
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
-  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k Var_h(f_k J))
+  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Matrix partial;  // blocks x (n bins): histogram of each block of samples
   Kokkos::View<double*, Mem> histogram;  // n bins
+  Kokkos::View<double*, Mem> block_sums;  // the blocked sums of cell_terms
 
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
@@ -93,11 +110,15 @@ struct VegasSampler {
     stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
     cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
+    weight = decltype(weight)(alloc("parity::cubature::vegas_component_weights"), m);
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
+    sample_squares = decltype(sample_squares)(alloc("parity::cubature::vegas_squares"), capacity);
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
     partial = Matrix(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
+    block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
+                                      std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
     space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
@@ -123,15 +144,18 @@ struct VegasSampler {
     std::vector<double> histogram;  // n bins, axis-major
   };
 
-  // One iteration with the given map (host edges) and allocation (host offsets): evaluates the
-  // samples and returns the iteration's estimate and variance, each cell's sigma and the histograms.
+  // One iteration with the given map (host edges), allocation (host offsets) and component
+  // weights: evaluates the samples and returns the iteration's estimate and variance, each cell's
+  // sigma and the histograms.
   template <class Real, class F>
   Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
-               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host) {
+               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host,
+               std::vector<double> const& weights_host) {
     Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         edges_view(edges_host.data(), n, bins + 1);
     Kokkos::deep_copy(space, edges, edges_view);
     copy_in(space, offsets, offsets_host);
+    copy_in(space, weight, weights_host);
     std::int64_t const samples = offsets_host.back();
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
@@ -141,6 +165,8 @@ struct VegasSampler {
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const values_ = values;
+    auto const squares_ = sample_squares;
+    auto const weight_ = weight;
     Kokkos::parallel_for(
         "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, 0, samples),
         KOKKOS_LAMBDA(std::int64_t s) {
@@ -164,10 +190,24 @@ struct VegasSampler {
               p.x[d] = Real(vegas_coordinate(edges_, d, nbins, stratum, strata_(d), u, increment, jacobian));
             }
           }
-          Real v[max_vegas_components];
-          f(p, v);
           cell_of_(s) = lo;
-          for (int c = 0; c < components; ++c) values_(s, c) = double(v[c]) * jacobian;
+          double sum_squares = 0;
+          if constexpr (is_indexed_family<F, Real>) {
+            for (int c = 0; c < components; ++c) {
+              double const fj = double(f(p, c)) * jacobian;
+              values_(s, c) = fj;
+              sum_squares += weight_(c) * fj * fj;
+            }
+          } else {
+            Real v[max_vegas_components];
+            f(p, v);
+            for (int c = 0; c < components; ++c) {
+              double const fj = double(v[c]) * jacobian;
+              values_(s, c) = fj;
+              sum_squares += weight_(c) * fj * fj;
+            }
+          }
+          squares_(s) = sum_squares;
         });
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
@@ -187,12 +227,12 @@ struct VegasSampler {
             double const var = squares / (count - 1);
             terms(h, 2 * c) = volume * mean;
             terms(h, 2 * c + 1) = volume * volume * var / count;
-            var_sum += var;
+            var_sum += weight_(c) * var;
           }
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
     Sums out;
-    auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells);
+    auto const totals = column_sums(space, ncells);
     for (int c = 0; c < m; ++c) {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
@@ -202,10 +242,46 @@ struct VegasSampler {
     return out;
   }
 
-  // Per axis and increment: the sum over the samples in it of sum_k (f_k J)^2 V_h / n_h, an estimate
-  // of the integral of sum_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
+  // The column sums of cell_terms' first `rows` rows in fixed_order_column_sums' order (the same
+  // bits): blocks of fixed_order_block rows, each left to right, then the block sums likewise;
+  // one thread per block and column.
+  std::vector<double> column_sums(ExecutionSpace const& space, std::int64_t rows) {
+    int const k = int(cell_terms.extent(1));
+    std::int64_t const block_rows = algorithms::fixed_order_block;
+    std::vector<double> out(k, 0.0);
+    if (rows == 0) return out;
+    Matrix current = cell_terms;
+    std::int64_t len = rows, used = 0;
+    while (len > 1) {
+      std::int64_t const nblocks = (len + block_rows - 1) / block_rows;
+      Matrix next(block_sums.data() + used, nblocks, k);  // unmanaged: a slice of block_sums
+      used += nblocks * k;
+      auto const in = current;
+      Kokkos::parallel_for(
+          "parity::cubature::vegas_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, nblocks * k),
+          KOKKOS_LAMBDA(std::int64_t j) {
+            std::int64_t const b = j / k;
+            int const c = int(j % k);
+            std::int64_t const end = (b + 1) * block_rows < len ? (b + 1) * block_rows : len;
+            double s = 0;
+            for (std::int64_t i = b * block_rows; i < end; ++i) s += in(i, c);
+            next(b, c) = s;
+          });
+      current = next;
+      len = nblocks;
+    }
+    auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
+    auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
+    Kokkos::deep_copy(space, host, first);
+    space.fence("parity::cubature::vegas_column_sums");
+    for (int c = 0; c < k; ++c) out[c] = host(c);
+    return out;
+  }
+
+  // Per axis and increment: the sum over the samples in it of sum_k w_k (f_k J)^2 V_h / n_h, an
+  // estimate of the integral of sum_k w_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
   std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t samples) {
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2;
     std::int64_t const used_blocks = (samples + block - 1) / block, size = block;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
@@ -213,7 +289,7 @@ struct VegasSampler {
     auto const stride_ = stride;
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
-    auto const values_ = values;
+    auto const squares_ = sample_squares;
     auto const partial_ = partial;
     Kokkos::parallel_for(
         "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, 0, used_blocks * dim),
@@ -230,9 +306,7 @@ struct VegasSampler {
             int increment;
             double jacobian = 1;
             vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
-            double squares = 0;
-            for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
-            partial_(b, column + increment) += squares * volume / double(offsets_(h + 1) - offsets_(h));
+            partial_(b, column + increment) += squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
           }
         });
     auto const histogram_ = histogram;
