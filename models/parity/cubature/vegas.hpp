@@ -27,12 +27,15 @@
 // values[0..m-1] at once (m <= 16: the values sit on each thread's stack), or
 // `KOKKOS_FUNCTION Real operator()(Point<Real> const& x, int k) const`, component k alone
 // (m <= 65536; memory holds evaluations_per_iteration x m doubles). The map and the allocation
-// adapt to the components' summed (f_k J)^2 and variances; each component gets its own estimate,
-// error and chi^2 from the shared samples. The iterations are shared: the run goes on until every
-// component meets its own max(tau_abs, tau_rel |I_k|), so a component that met it early keeps
-// being sampled. Each result's status is its own at the stop: converged where that component met
-// its tolerance (at least two estimates combined), else why the run stopped (budget_exhausted,
-// or integrand_not_finite for all when any component's estimate is NaN or infinite);
+// adapt to the components' (f_k J)^2 and variances summed with weights 1 / tolerance_k^2 (set
+// from the adaptation iterations' estimates; one component: 1), so they serve the component
+// furthest from its tolerance; a component much easier than the others is sampled through their
+// map. Each component gets its own estimate, error and chi^2 from the shared samples. The
+// iterations are shared: the run goes on until every component meets its own
+// max(tau_abs, tau_rel |I_k|), so a component that met it early keeps being sampled. Each
+// result's status is its own at the stop: converged where that component met its tolerance (at
+// least two estimates combined), else why the run stopped (budget_exhausted, or
+// integrand_not_finite for all when any component's estimate is NaN or infinite);
 // evaluations and iterations are the family's.
 #include <Kokkos_Core.hpp>
 #include <string>

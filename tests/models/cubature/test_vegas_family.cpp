@@ -74,8 +74,8 @@ TEST(CubatureVegasFamily, ComponentsCoverTheirClosedForms) {
   int within_one = 0, within_two = 0, trials = 0;
   for (int seed = 1; seed <= 20; ++seed) {
     o.seed = std::uint64_t(seed);
-    auto const r = cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), f, s.m(), s.lower, s.upper,
-                                                                  relative(1e-12), o);
+    auto const r =
+        cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), f, s.m(), s.lower, s.upper, relative(1e-12), o);
     ASSERT_EQ(int(r.size()), s.m());
     for (int k = 0; k < s.m(); ++k) {
       ASSERT_EQ(r[k].status, cub::VegasStatus::budget_exhausted);
@@ -86,8 +86,8 @@ TEST(CubatureVegasFamily, ComponentsCoverTheirClosedForms) {
       ++trials;
     }
   }
-  std::cout << "family coverage over " << trials << " components: " << within_one << " within 1 error, "
-            << within_two << " within 2\n";
+  std::cout << "family coverage over " << trials << " components: " << within_one << " within 1 error, " << within_two
+            << " within 2\n";
   EXPECT_GE(within_one, 62);
   EXPECT_LE(within_one, 101);
   EXPECT_GE(within_two, 104);
@@ -101,8 +101,8 @@ TEST(CubatureVegasFamily, SharedAgreesWithSeparateCalls) {
   cub::VegasOptions o;
   o.evaluations_per_iteration = 10'000;
   o.max_evaluations = 5'000'000;
-  auto const shared = cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), s.family(), s.m(), s.lower,
-                                                                     s.upper, relative(2e-3), o);
+  auto const shared = cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), s.family(), s.m(), s.lower, s.upper,
+                                                                     relative(2e-3), o);
   for (int k = 0; k < s.m(); ++k) {
     auto const separate =
         cub::integrate_vegas<ExecSpace, double>(ExecSpace(), s.one(k), s.lower, s.upper, relative(2e-3), o);
@@ -117,8 +117,8 @@ TEST(CubatureVegasFamily, SharedAgreesWithSeparateCalls) {
     EXPECT_EQ(shared[k].evaluations, shared[0].evaluations);
     EXPECT_EQ(shared[k].iterations, shared[0].iterations);
   }
-  std::cout << "shared family of " << s.m() << ": " << shared[0].iterations << " iterations, "
-            << shared[0].evaluations << " points\n";
+  std::cout << "shared family of " << s.m() << ": " << shared[0].iterations << " iterations, " << shared[0].evaluations
+            << " points\n";
 }
 
 TEST(CubatureVegasFamily, EachComponentHasItsOwnStatus) {
@@ -132,8 +132,8 @@ TEST(CubatureVegasFamily, EachComponentHasItsOwnStatus) {
   cub::Tolerances absolute;
   absolute.absolute = 2e-4;
   absolute.relative = 0;
-  auto const r = cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), GaussianAndHalfSpace{}, 2, lower, upper,
-                                                                absolute, o);
+  auto const r =
+      cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), GaussianAndHalfSpace{}, 2, lower, upper, absolute, o);
   EXPECT_EQ(r[0].status, cub::VegasStatus::converged);
   EXPECT_LE(r[0].error, r[0].tolerance);
   EXPECT_EQ(r[1].status, cub::VegasStatus::budget_exhausted);
@@ -141,8 +141,8 @@ TEST(CubatureVegasFamily, EachComponentHasItsOwnStatus) {
   EXPECT_LE(std::abs(r[1].integral - 0.5), 5 * r[1].error);
   EXPECT_EQ(r[0].evaluations, r[1].evaluations);
   EXPECT_GT(r[0].evaluations, o.max_evaluations - o.evaluations_per_iteration);
-  std::cout << "Gaussian: " << r[0].error / r[0].tolerance << " tolerances; half space: "
-            << r[1].error / r[1].tolerance << "\n";
+  std::cout << "Gaussian: " << r[0].error / r[0].tolerance << " tolerances; half space: " << r[1].error / r[1].tolerance
+            << "\n";
 }
 
 TEST(CubatureVegasFamily, SameBitsForAnyThreadCountAndAsTheScalarIntegrand) {
@@ -177,8 +177,8 @@ TEST(CubatureVegasFamily, SameBitsForAnyThreadCountAndAsTheScalarIntegrand) {
 #endif
   // A family of one (its component weight is 1) is integrate_vegas of that integrand: the same bits.
   Sweep const single({3.0});
-  auto const family_of_one = cub::integrate_vegas_family<ExecSpace, double>(
-      ExecSpace(), single.family(), 1, s.lower, s.upper, relative(1e-9), o);
+  auto const family_of_one = cub::integrate_vegas_family<ExecSpace, double>(ExecSpace(), single.family(), 1, s.lower,
+                                                                            s.upper, relative(1e-9), o);
   auto const scalar =
       cub::integrate_vegas<ExecSpace, double>(ExecSpace(), single.one(0), s.lower, s.upper, relative(1e-9), o);
   EXPECT_TRUE(same_bits(family_of_one[0].integral, scalar.integral));

@@ -44,10 +44,11 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   std::vector<std::vector<double>> kept_estimates(m), kept_errors(m);
   std::vector<WeightedAverage> combined(m);
   auto tolerance = [&](double integral) { return std::max(tol.absolute, tol.relative * std::abs(integral)); };
-  // The components' weights in the map and the allocation: 1 / tolerance_k^2 at the latest
-  // estimates (scaled so the largest is 1), so the adaptation serves the component furthest from
-  // its tolerance rather than the largest integrand; even before the first estimate or where a
-  // tolerance is 0 or not finite. One component: 1, exactly.
+  // The components' weights in the map and the allocation: 1 / tolerance_k^2 at each adaptation
+  // iteration's estimates (scaled so the largest is 1), so the adaptation serves the component
+  // furthest from its tolerance rather than the largest integrand; then fixed, so the kept
+  // iterations all aim at one target. Even before the first estimate, or where a tolerance is 0
+  // or not finite. One component: 1, exactly (the scalar integrand's bits).
   std::vector<double> component_weights(m, 1.0);
   auto reweigh = [&](std::vector<double> const& latest) {
     if (m == 1) return;

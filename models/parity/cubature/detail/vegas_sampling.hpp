@@ -68,6 +68,29 @@ KOKKOS_INLINE_FUNCTION double vegas_coordinate(Edges const& edges, int d, int bi
   return lo + (scaled - i) * width;
 }
 
+// Sample s's values f_k J into values(s, k); returns sum_k w_k (f_k J)^2.
+template <class Real, class F, class Values, class Weights>
+KOKKOS_INLINE_FUNCTION double vegas_evaluate(F const& f, Point<Real> const& p, double jacobian, Values const& values,
+                                             Weights const& weight, std::int64_t s, int components) {
+  double sum_squares = 0;
+  if constexpr (is_indexed_family<F, Real>) {
+    for (int c = 0; c < components; ++c) {
+      double const fj = double(f(p, c)) * jacobian;
+      values(s, c) = fj;
+      sum_squares += weight(c) * fj * fj;
+    }
+  } else {
+    Real v[max_vegas_components];
+    f(p, v);
+    for (int c = 0; c < components; ++c) {
+      double const fj = double(v[c]) * jacobian;
+      values(s, c) = fj;
+      sum_squares += weight(c) * fj * fj;
+    }
+  }
+  return sum_squares;
+}
+
 template <class ExecutionSpace>
 struct VegasSampler {
   using Mem = typename ExecutionSpace::memory_space;
@@ -84,6 +107,7 @@ struct VegasSampler {
   Matrix values;  // samples x m: f_k J
   Kokkos::View<double*, Mem> sample_squares;  // per sample: sum_k w_k (f_k J)^2
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
+  Matrix cell_variance;  // cells x m: Var_h(f_k J)
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Matrix partial;  // blocks x (n bins): histogram of each block of samples
   Kokkos::View<double*, Mem> histogram;  // n bins
@@ -114,6 +138,7 @@ struct VegasSampler {
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
     sample_squares = decltype(sample_squares)(alloc("parity::cubature::vegas_squares"), capacity);
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
+    cell_variance = Matrix(alloc("parity::cubature::vegas_cell_variance"), cells, m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
     partial = Matrix(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
@@ -191,44 +216,37 @@ struct VegasSampler {
             }
           }
           cell_of_(s) = lo;
-          double sum_squares = 0;
-          if constexpr (is_indexed_family<F, Real>) {
-            for (int c = 0; c < components; ++c) {
-              double const fj = double(f(p, c)) * jacobian;
-              values_(s, c) = fj;
-              sum_squares += weight_(c) * fj * fj;
-            }
-          } else {
-            Real v[max_vegas_components];
-            f(p, v);
-            for (int c = 0; c < components; ++c) {
-              double const fj = double(v[c]) * jacobian;
-              values_(s, c) = fj;
-              sum_squares += weight_(c) * fj * fj;
-            }
-          }
+          double const sum_squares = vegas_evaluate<Real>(f, p, jacobian, values_, weight_, s, components);
           squares_(s) = sum_squares;
         });
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
     double const volume = 1.0 / double(ncells);
+    // One thread per cell and component (a family's many components run in parallel), then
+    // each cell's sigma from its components' variances in order.
+    auto const variance_ = cell_variance;
     Kokkos::parallel_for(
-        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, ncells),
-        KOKKOS_LAMBDA(std::int64_t h) {
+        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, ncells * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const h = j / components;
+          int const c = int(j % components);
           std::int64_t const first = offsets_(h), last = offsets_(h + 1);
           double const count = double(last - first);
+          double sum = 0;
+          for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
+          double const mean = sum / count;
+          double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
+          for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
+          double const var = squares / (count - 1);
+          terms(h, 2 * c) = volume * mean;
+          terms(h, 2 * c + 1) = volume * volume * var / count;
+          variance_(h, c) = var;
+        });
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, 0, ncells),
+        KOKKOS_LAMBDA(std::int64_t h) {
           double var_sum = 0;
-          for (int c = 0; c < components; ++c) {
-            double sum = 0;
-            for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
-            double const mean = sum / count;
-            double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
-            for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
-            double const var = squares / (count - 1);
-            terms(h, 2 * c) = volume * mean;
-            terms(h, 2 * c + 1) = volume * volume * var / count;
-            var_sum += weight_(c) * var;
-          }
+          for (int c = 0; c < components; ++c) var_sum += weight_(c) * variance_(h, c);
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
     Sums out;
