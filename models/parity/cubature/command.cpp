@@ -604,9 +604,10 @@ class Command final : public cli::Command {
     nlohmann::json parameters = nlohmann::json::array();
     for (auto const& p : cases) parameters.push_back(vegas_parameters_json(p));
     if (sampling == Sampling::shared) {
-      // The family's samples x m values, the cells' 2 m terms and their block sums.
+      // The family's samples x m values, and per cell (at most a quarter of the samples) 2 m terms,
+      // m variances and the terms' block sums.
       double const per_iteration = double(base.vegas.evaluations_per_iteration);
-      double const bytes = 8.0 * (per_iteration * double(m) + per_iteration / 4 * 2 * double(m) * 1.01);
+      double const bytes = 8.0 * (per_iteration * double(m) + per_iteration / 4 * 3 * double(m) * 1.01);
       cli::require_memory(context, bytes, 0.0,
                           fmt::format("--sweep {} --sweep-sampling shared: {} integrands' values at {:g} evaluations "
                                       "per iteration",
