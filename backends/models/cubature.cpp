@@ -22,6 +22,16 @@ VegasRunResult run_vegas(Params const& params, Precision precision) {
   });
 }
 
+std::vector<VegasRunResult> run_vegas_family(std::vector<Params> const& cases, Precision precision,
+                                             VegasFamilyOptions const& options) {
+  backend::ExecutionSpace const space;
+  VegasFamilyOptions with_ranks = options;
+  with_ranks.ranks = run::ranks::communicator();
+  return with_precision(precision, [&](auto real) {
+    return solve_vegas_family<backend::ExecutionSpace, decltype(real)>(space, cases, with_ranks);
+  });
+}
+
 int max_team_size(Precision precision) {
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
 #include "parity/cubature/vegas.hpp"
 #include "parity/dp/distribution.hpp"
@@ -59,6 +60,11 @@ parity::cubature::Result cubature_integrate(ExecSpace const& space, MeanCoordina
 parity::cubature::VegasResult cubature_vegas(ExecSpace const& space) {
   MeanCoordinate const f{20};
 #include "doc_snippets/cubature_vegas.inc"
+  return r;
+}
+
+std::vector<parity::cubature::VegasResult> cubature_vegas_family(ExecSpace const& space) {
+#include "doc_snippets/cubature_vegas_family.inc"
   return r;
 }
 
@@ -119,6 +125,18 @@ TEST(DocSnippets, CubatureCallsIntegrate) {
   auto const r = cubature_integrate<double>(ExecSpace(), MeanCoordinate{3}, {0, 0, 0}, {1, 1, 1}, tol, {});
   EXPECT_EQ(r.status, parity::cubature::Status::converged);
   EXPECT_NEAR(r.integral, 0.5, 1e-12);  // linear: the rule is exact
+}
+
+TEST(DocSnippets, VegasFamilyOfGenzParameters) {
+  auto const r = cubature_vegas_family(ExecSpace());
+  ASSERT_EQ(r.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    double const exact = parity::cubature::genz_exact(parity::cubature::Family::gaussian,
+                                                      std::vector<double>(6, 2.0 + k), std::vector<double>(6, 0.5),
+                                                      std::vector<double>(6, 0.0), std::vector<double>(6, 1.0));
+    EXPECT_EQ(r[k].status, parity::cubature::VegasStatus::converged);
+    EXPECT_NEAR(r[k].integral, exact, 5 * r[k].error);
+  }
 }
 
 TEST(DocSnippets, VegasCallsIntegrateVegas) {

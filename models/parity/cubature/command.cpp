@@ -333,6 +333,13 @@ class Command final : public cli::Command {
                        "time, the fastest measured but for tiny integrals; host backends run them one after another)")
             ->transform(cli::count<int>(0, 1024))
             ->capture_default_str();
+    sampling_option_ =
+        sub.add_option("--sweep-sampling", sampling_,
+                       "--method vegas with --sweep: shared (the sweep's integrals as one family: one sampling, one "
+                       "launch per iteration for all of them) or separate (one VEGAS integral per value, one after "
+                       "another, to time against)")
+            ->check(CLI::IsMember({"shared", "separate"}))
+            ->capture_default_str();
     auto& v = params_.vegas;
     vegas_only_ = {
         sub.add_option("--seed", v.seed, "--method vegas: the Philox seed (the same seed gives the same bits)")
@@ -370,6 +377,8 @@ class Command final : public cli::Command {
   report::RunReport execute_deterministic(cli::Context& context) {
     for (auto const* option : vegas_only_)
       require(option->count() == 0, option->get_name() + " applies to --method vegas only");
+    require(sampling_option_->count() == 0,
+            "--sweep-sampling applies to --method vegas only (the deterministic sweep runs one integral per value)");
     auto& o = params_.options;
     o.max_evaluations = max_evals_;
     o.mode = mode_ == "paper" ? Mode::paper : Mode::improved;
@@ -395,23 +404,9 @@ class Command final : public cli::Command {
               fmt::format("--team-size {}: this backend runs the cubature kernels with teams of at most {} threads",
                           o.team_size, largest));
     }
-    auto const family = parse_family(params_.integrand);
     if (sweep_text_.empty()) return run_cases(context, {params_}, "");
     cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
-    require(sweep.name == "a" || sweep.name == "u", "--sweep '" + sweep_text_ + "': NAME must be a or u");
-    require((sweep.name == "a" ? a_option_ : u_option_)->count() == 0,
-            "--sweep " + sweep_text_ + " sets every " + sweep.name + "_i at each point: leave out --" + sweep.name);
-    require(!family || !is_paper(*family),
-            "--sweep: " + params_.integrand + " has no parameters (sweeps are for the Genz families)");
-    require(sweep.name != "u" || family != Family::corner_peak,
-            "--sweep " + sweep_text_ + ": corner_peak has no location u (every point would be the same integral)");
-    std::vector<Params> cases(sweep.n, params_);
-    for (int k = 0; k < sweep.n; ++k) {
-      (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
-      validate(cases[k], [&](std::string const& field) {
-        return field == "a" && sweep.name == "a" ? "--sweep " + sweep_text_ : option_names(field);
-      });
-    }
+    std::vector<Params> const cases = sweep_cases(params_, sweep);
     auto r = run_cases(context, cases, "sweep", true);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
     r.parameters["concurrency"] = concurrency_;
@@ -449,6 +444,19 @@ class Command final : public cli::Command {
   }
 
   std::string summarize(report::RunReport const& r) const override {
+    if (r.results.contains("method") && r.results["method"] == "vegas" && r.results.contains("cases")) {
+      auto const& c = r.results;
+      auto const& first = c["cases"][0];
+      std::string const worst =
+          c["worst_true_error"].is_null()
+              ? std::string("exact values unknown")
+              : fmt::format("largest true error {:.2g} ({:.2g} errors)", c["worst_true_error"].get<double>(),
+                            c["worst_true_error_in_errors"].get<double>());
+      return fmt::format("{} integrals of {} {}-D (vegas, {} sampling): {} converged, {} sample points, {}",
+                         c["integrals"].get<std::size_t>(), first["integrand"].get<std::string>(),
+                         first["dim"].get<int>(), c["sweep_sampling"].get<std::string>(),
+                         c["converged"].get<std::size_t>(), c["sample_points"].get<long long>(), worst);
+    }
     if (r.results.contains("method") && r.results["method"] == "vegas") {
       auto const& c = r.results;
       std::string const true_error = c["true_error"].is_null()
@@ -497,12 +505,33 @@ class Command final : public cli::Command {
   bool distributed() const override { return true; }
 
  private:
+  // The runs of --sweep NAME:LO:HI:N from `base`: every a_i (or u_i) set to each value in turn;
+  // refuses sweeps that would change nothing or that the integrand has no parameter for.
+  std::vector<Params> sweep_cases(Params const& base, cli::SweepSpec const& sweep) const {
+    auto const family = parse_family(base.integrand);
+    require(sweep.name == "a" || sweep.name == "u", "--sweep '" + sweep_text_ + "': NAME must be a or u");
+    require((sweep.name == "a" ? a_option_ : u_option_)->count() == 0,
+            "--sweep " + sweep_text_ + " sets every " + sweep.name + "_i at each point: leave out --" + sweep.name);
+    require(!family || !is_paper(*family),
+            "--sweep: " + base.integrand + " has no parameters (sweeps are for the Genz families)");
+    require(sweep.name != "u" || family != Family::corner_peak,
+            "--sweep " + sweep_text_ + ": corner_peak has no location u (every point would be the same integral)");
+    std::vector<Params> cases(sweep.n, base);
+    for (int k = 0; k < sweep.n; ++k) {
+      (sweep.name == "a" ? cases[k].a : cases[k].u) = std::vector<double>{sweep.value(k)};
+      validate(cases[k], [&](std::string const& field) {
+        return field == "a" && sweep.name == "a" ? "--sweep " + sweep_text_ : option_names(field);
+      });
+    }
+    return cases;
+  }
+
   // --method vegas: one integral (its samples split over the ranks), the deterministic method's
   // options refused.
   report::RunReport execute_vegas(cli::Context& context) {
     for (char const* name : {"--mode", "--error-estimate", "--rule", "--initial-regions", "--max-regions",
                              "--max-split", "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
-                             "--max-host-memory-mb", "--team-size", "--sweep", "--concurrency"})
+                             "--max-host-memory-mb", "--team-size", "--concurrency"})
       require(app_->get_option(name)->count() == 0,
               std::string(name) + " applies to --method deterministic only (VEGAS has no regions)");
     Params p = params_;
@@ -528,6 +557,8 @@ class Command final : public cli::Command {
             fmt::format("--max-evals {}: below (--adaptation-iterations + 1) x --evals-per-iteration = {} (the "
                         "adaptation and one iteration to keep)",
                         v.max_evaluations, (v.adaptation_iterations + 1) * v.evaluations_per_iteration));
+    if (!sweep_text_.empty()) return execute_vegas_sweep(context, p);
+    require(sampling_option_->count() == 0, "--sweep-sampling applies to --sweep only (one integral runs by itself)");
     report::RunReport r;
     r.model = "cubature";
     r.timing_note = "vegas: wall time of the whole integration (every iteration ends in a copy to the host)";
@@ -558,6 +589,94 @@ class Command final : public cli::Command {
       context.output->npy("vegas_error", errors, {m});
       context.output->npy("vegas_evaluations", evaluations, {m});
       context.output->npy("vegas_kept", kept, {m});
+    }
+    return r;
+  }
+
+  // --method vegas --sweep: the sweep's integrals as one family sharing the samples
+  // (--sweep-sampling shared) or as one integrate_vegas call each (separate), timed alike: the
+  // wall time of all of them, set-up included. Each has its own status and closed form.
+  report::RunReport execute_vegas_sweep(cli::Context& context, Params const& base) {
+    cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
+    std::vector<Params> const cases = sweep_cases(base, sweep);
+    Sampling const sampling = sampling_ == "separate" ? Sampling::separate : Sampling::shared;
+    std::size_t const m = cases.size();
+    nlohmann::json parameters = nlohmann::json::array();
+    for (auto const& p : cases) parameters.push_back(vegas_parameters_json(p));
+    if (sampling == Sampling::shared) {
+      // The family's samples x m values, and per cell (at most a quarter of the samples) 2 m terms,
+      // m variances and the terms' block sums.
+      double const per_iteration = double(base.vegas.evaluations_per_iteration);
+      double const bytes = 8.0 * (per_iteration * double(m) + per_iteration / 4 * 3 * double(m) * 1.01);
+      cli::require_memory(context, bytes, 0.0,
+                          fmt::format("--sweep {} --sweep-sampling shared: {} integrands' values at {:g} evaluations "
+                                      "per iteration",
+                                      sweep_text_, m, per_iteration));
+    }
+    report::RunReport r;
+    r.model = "cubature";
+    r.timing_note = sampling == Sampling::shared
+                        ? "vegas sweep, shared sampling: wall time of one integrate_vegas_family over every value "
+                          "(one launch per iteration), set-up included"
+                        : "vegas sweep, separate sampling: wall time of one integrate_vegas call per value, one "
+                          "after another, set-up included";
+    VegasFamilyOptions options;
+    options.sampling = sampling;
+    auto const start = std::chrono::steady_clock::now();
+    std::vector<VegasRunResult> const x = run_vegas_family(cases, context.precision, options);
+    r.phases.add("parity::cubature::vegas_sweep",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    nlohmann::json results = nlohmann::json::array();
+    std::size_t converged = 0, known = 0;
+    long long points = 0, evaluations = 0;
+    double worst = 0, worst_relative = 0, worst_in_errors = 0;
+    std::string status = cli::status::converged;
+    for (std::size_t k = 0; k < m; ++k) {
+      auto const& res = x[k].integration;
+      results.push_back(vegas_result_json(cases[k], x[k]));
+      std::string const s = vegas_status(res);
+      converged += s == cli::status::converged ? 1 : 0;
+      if (s != cli::status::converged && status == cli::status::converged) status = s;
+      // Shared: every integrand is evaluated at the family's points.
+      points = sampling == Sampling::shared ? res.evaluations : points + res.evaluations;
+      evaluations += res.evaluations;
+      r.iterations = sampling == Sampling::shared ? res.iterations : r.iterations + res.iterations;
+      if (!std::isfinite(x[k].exact)) continue;
+      double const e = std::abs(res.integral - x[k].exact);
+      worst = std::max(worst, e);
+      worst_relative = std::max(worst_relative, x[k].exact != 0 ? e / std::abs(x[k].exact) : e);
+      worst_in_errors = std::max(worst_in_errors, res.error > 0 ? e / res.error : (e > 0 ? HUGE_VAL : 0.0));
+      ++known;
+    }
+    auto or_null = [&](double v) { return known > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    r.status = status;
+    r.parameters = {{"cases", parameters},
+                    {"sweep", {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}}},
+                    {"sweep_sampling", to_string(sampling)}};
+    r.results = {{"cases", results},
+                 {"method", "vegas"},
+                 {"sweep_sampling", to_string(sampling)},
+                 {"integrals", m},
+                 {"converged", converged},
+                 {"sample_points", points},
+                 {"evaluations", evaluations},
+                 {"iterations", r.iterations},
+                 {"worst_true_error", or_null(worst)},
+                 {"worst_relative_true_error", or_null(worst_relative)},
+                 {"worst_true_error_in_errors", or_null(worst_in_errors)}};
+    if (converged < m)
+      fmt::print(stderr, "cubature: {} of {} integrals of {} {}-D (vegas, {} sampling) did not converge (first: {})\n",
+                 m - converged, m, base.integrand, base.dim, to_string(sampling), status);
+    if (context.output) {
+      std::vector<double> estimates(m), errors(m), exact(m);
+      for (std::size_t k = 0; k < m; ++k) {
+        estimates[k] = x[k].integration.integral;
+        errors[k] = x[k].integration.error;
+        exact[k] = x[k].exact;
+      }
+      context.output->npy("sweep_estimate", estimates, {m});
+      context.output->npy("sweep_error", errors, {m});
+      context.output->npy("sweep_exact", exact, {m});
     }
     return r;
   }
@@ -691,6 +810,8 @@ class Command final : public cli::Command {
   CLI::Option* u_option_ = nullptr;
   std::string sweep_text_;
   int concurrency_ = 0;
+  std::string sampling_ = "shared";
+  CLI::Option* sampling_option_ = nullptr;
 };
 
 }  // namespace

@@ -15,6 +15,11 @@ RunResult run(Params const& params, Precision precision, run::Progress& progress
 // One --method vegas run (its samples split over the ranks of run::ranks::communicator()).
 VegasRunResult run_vegas(Params const& params, Precision precision);
 
+// --method vegas over a sweep: runs that differ only in the integrand's parameters (a, u), as one
+// integrate_vegas_family (options.sampling shared) or one integrate_vegas each (separate).
+std::vector<VegasRunResult> run_vegas_family(std::vector<Params> const& cases, Precision precision,
+                                             VegasFamilyOptions const& options = {});
+
 // The largest --team-size this backend runs the built-in integrands' kernels with in `precision`
 // (cubature::max_team_size); allocates nothing.
 int max_team_size(Precision precision);

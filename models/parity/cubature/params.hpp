@@ -10,12 +10,24 @@
 #include "parity/cubature/vegas_options.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/parameter_name.hpp"
+#include "parity/run/solve_options.hpp"
 
 namespace parity::cubature {
 
 // deterministic: the two-phase adaptive rules (integrate.hpp); vegas: VEGAS+ Monte Carlo (vegas.hpp).
 enum class Method { deterministic, vegas };
 inline char const* to_string(Method m) { return m == Method::vegas ? "vegas" : "deterministic"; }
+
+// How --method vegas integrates a sweep's integrals: shared (one integrate_vegas_family over all
+// of them, one sampling and one launch per iteration) or separate (one integrate_vegas call each,
+// one after another: the same integrals the way a caller without the family would run them).
+enum class Sampling { shared, separate };
+inline char const* to_string(Sampling s) { return s == Sampling::separate ? "separate" : "shared"; }
+
+// run_vegas_family's options: the caller's reporting (run::SolveOptions; one rank) and the sampling.
+struct VegasFamilyOptions : run::SolveOptions {
+  Sampling sampling = Sampling::shared;  // default shared: one integrate_vegas_family
+};
 
 struct Params {
   std::string integrand = "gaussian";  // a Genz family (genz.hpp) or f1..f5 (paper.hpp)

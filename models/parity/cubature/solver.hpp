@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "parity/cubature/batch.hpp"
@@ -45,6 +46,48 @@ VegasRunResult solve_vegas(ExecutionSpace const& space, Params const& params, ru
   r.exact = q.family == Family::corner_peak && params.dim > max_dim ? std::numeric_limits<double>::quiet_NaN()
                                                                     : genz_exact(q.family, q.a, q.u, q.lower, q.upper);
   return r;
+}
+
+// Runs of one integrand over one box with the same tolerances and VEGAS options, differing in a
+// and u: one integrate_vegas_family over a GenzParameterFamily (options.sampling shared), or one
+// integrate_vegas per run, in turn (separate). Result k carries run k's closed form.
+template <class ExecutionSpace, class Real>
+std::vector<VegasRunResult> solve_vegas_family(ExecutionSpace const& space, std::vector<Params> const& cases,
+                                               VegasFamilyOptions const& options = {}) {
+  std::vector<Problem> problems;
+  std::vector<std::vector<double>> a, u;
+  for (auto const& p : cases) {
+    problems.push_back(validate(p));
+    auto const& q = problems.back();
+    auto const& first = problems.front();
+    auto const& p0 = cases.front();
+    require(q.family == first.family && p.dim == p0.dim && q.lower == first.lower && q.upper == first.upper &&
+                p.tolerances.relative == p0.tolerances.relative && p.tolerances.absolute == p0.tolerances.absolute,
+            "a VEGAS family shares the integrand, dimension, box and tolerances");
+    a.push_back(q.a);
+    u.push_back(q.u);
+  }
+  std::vector<VegasRunResult> out(cases.size());
+  if (cases.empty()) return out;
+  Problem const& q = problems.front();
+  VegasOptions const vegas = with_reporting(cases.front().vegas, options);
+  std::vector<VegasResult> results;
+  if (options.sampling == Sampling::shared) {
+    GenzParameterFamily<Real, typename ExecutionSpace::memory_space> const f(q.family, a, u);
+    results = integrate_vegas_family<ExecutionSpace, Real>(space, f, int(cases.size()), q.lower, q.upper,
+                                                           cases.front().tolerances, vegas);
+  } else {
+    for (std::size_t k = 0; k < cases.size(); ++k)
+      results.push_back(integrate_vegas<ExecutionSpace, Real>(space, GenzIntegrand<Real>(q.family, a[k], u[k]), q.lower,
+                                                              q.upper, cases.front().tolerances, vegas));
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    out[k].integration = std::move(results[k]);
+    out[k].exact = q.family == Family::corner_peak && cases[k].dim > max_dim
+                       ? std::numeric_limits<double>::quiet_NaN()
+                       : genz_exact(q.family, a[k], u[k], q.lower, q.upper);
+  }
+  return out;
 }
 
 // A batch of runs of one integrand family over one box with the same tolerances and options,

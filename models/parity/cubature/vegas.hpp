@@ -23,12 +23,22 @@
 // bits as one rank. Bad input throws
 // parity::InvalidInput with a message that names the option.
 //
-// A family of m <= 16 integrands (components of a vector, or one integrand at m parameter
-// values) shares one sampling in integrate_vegas_family: f is
-// `KOKKOS_FUNCTION void operator()(Point<Real> const& x, Real* values) const`, writing values[0..m-1];
-// the map and the allocation adapt to the components' summed (f_k J)^2 and variances, each
-// component gets its own estimate, error and chi^2, and the run converges when all of them meet
-// the tolerance. Result k is what one integral of component k would report from these samples.
+// A family of m integrands (components of a vector, or one integrand at m parameter values)
+// shares one sampling in integrate_vegas_family, one launch per iteration for all of them. f is
+// either `KOKKOS_FUNCTION void operator()(Point<Real> const& x, Real* values) const`, writing
+// values[0..m-1] at once (m <= 16: the values sit on each thread's stack), or
+// `KOKKOS_FUNCTION Real operator()(Point<Real> const& x, int k) const`, component k alone
+// (m <= 65536; memory holds evaluations_per_iteration x m doubles). The map and the allocation
+// adapt to the components' (f_k J)^2 and variances summed with weights 1 / tolerance_k^2 (set
+// from the adaptation iterations' estimates; one component: 1), so they serve the component
+// furthest from its tolerance; a component much easier than the others is sampled through their
+// map. Each component gets its own estimate, error and chi^2 from the shared samples. The
+// iterations are shared: the run goes on until every component meets its own
+// max(tau_abs, tau_rel |I_k|), so a component that met it early keeps being sampled. Each
+// result's status is its own at the stop: converged where that component met its tolerance (at
+// least two estimates combined), else why the run stopped (budget_exhausted, or
+// integrand_not_finite for all when any component's estimate is NaN or infinite);
+// evaluations and iterations are the family's.
 #include <Kokkos_Core.hpp>
 #include <string>
 #include <type_traits>
@@ -61,16 +71,19 @@ std::vector<VegasResult> integrate_vegas_family(ExecutionSpace const& space, F c
                 "space");
   static_assert(std::is_same_v<Real, float> || std::is_same_v<Real, double>,
                 "parity::cubature: Real (the second template argument) must be float or double");
-  static_assert(std::is_invocable_v<F const&, Point<Real> const&, Real*>,
+  constexpr bool indexed = detail::is_indexed_family<F, Real>;
+  static_assert(indexed || std::is_invocable_v<F const&, Point<Real> const&, Real*>,
                 "parity::cubature::integrate_vegas_family: the integrand family must provide a const call operator "
                 "`KOKKOS_FUNCTION void operator()(parity::cubature::Point<Real> const& x, Real* values) const` "
-                "that writes values[0..components-1]");
+                "that writes values[0..components-1], or `KOKKOS_FUNCTION Real operator()(parity::cubature::"
+                "Point<Real> const& x, int k) const` that returns component k");
   static_assert(std::is_copy_constructible_v<F>,
                 "parity::cubature: the integrand is copied into every kernel, so it must be copy-constructible "
                 "(hold plain values and Kokkos::Views, not host containers or references)");
-  require(components >= 1 && components <= detail::max_vegas_components,
-          "components must be between 1 and " + std::to_string(detail::max_vegas_components) + " (got " +
-              std::to_string(components) + ")");
+  int const most = indexed ? detail::max_vegas_indexed_components : detail::max_vegas_components;
+  require(components >= 1 && components <= most,
+          "components must be between 1 and " + std::to_string(most) + " (got " + std::to_string(components) +
+              (indexed ? ")" : "; a family called once per component, f(x, k), takes more)"));
   validate_vegas(lower, upper, tol, opt);
   return detail::run_vegas<ExecutionSpace, Real>(space, f, components, lower, upper, tol, opt);
 }

@@ -228,7 +228,8 @@ class CubatureCli(CliTestCase):
     def test_vegas_bad_input(self):
         for args, message in ((("--mode", "paper"), "--mode applies to --method deterministic only"),
                               (("--team-size", "1"), "--team-size applies to --method deterministic only"),
-                              (("--sweep", "a:1:2:3"), "--sweep applies to --method deterministic only"),
+                              (("--concurrency", "2"), "--concurrency applies to --method deterministic only"),
+                              (("--sweep-sampling", "separate"), "--sweep-sampling applies to --sweep only"),
                               (("--dim", "33"), "--dim: 33 is out of range: must be in [1, 32]"),
                               (("--evals-per-iteration", "8"), "--evals-per-iteration: 8 is out of range"),
                               (("--adaptation-iterations", "-1"), "--adaptation-iterations"),
@@ -241,6 +242,74 @@ class CubatureCli(CliTestCase):
             value = "1e5" if option == "--evals-per-iteration" else "3"
             self.assert_bad_input(parity("cubature", option, value, "--quiet"),
                                   option + " applies to --method vegas only")
+
+    def test_vegas_sweep_report(self):
+        # --method vegas --sweep a: a Gaussian 6-D family of 6 widths in one sampling. Every value has
+        # its own result, each within 4 of its own errors of the closed form, the summary fields
+        # agree with the cases, and the same integrals as separate calls agree with the family.
+        args = ("--integrand", "gaussian", "--dim", "6", "--sweep", "a:2:4:6", "--evals-per-iteration", "1e4",
+                "--rel-tol", "2e-3", "--max-evals", "4e6")
+        r, doc = self.vegas(*args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res, par = doc["results"], doc["parameters"]
+        self.assertEqual(doc["status"], "converged")
+        self.assertEqual(par["sweep"], {"name": "a", "lo": 2.0, "hi": 4.0, "n": 6})
+        self.assertEqual(par["sweep_sampling"], "shared")
+        self.assertEqual(res["sweep_sampling"], "shared")
+        self.assertEqual(res["integrals"], 6)
+        self.assertEqual(res["converged"], 6)
+        self.assertEqual(len(res["cases"]), 6)
+        self.assertEqual(len(par["cases"]), 6)
+        self.assertIn("parity::cubature::vegas_sweep", doc["timing"]["phases"])
+        worst = 0
+        for k, (c, p) in enumerate(zip(res["cases"], par["cases"])):
+            a = 2 + 0.4 * k
+            self.assertEqual(len(p["a"]), 6)
+            for x in p["a"]:
+                self.assertAlmostEqual(x, a, delta=1e-14)
+            self.assertEqual(c["method"], "vegas")
+            self.assertEqual(c["status"], "converged")
+            self.assertLessEqual(c["true_error"], 4 * c["error"], k)
+            self.assertLessEqual(c["error"], 2e-3 * abs(c["estimate"]))
+            self.assertEqual(c["evaluations"], res["sample_points"])  # one sampling for all
+            self.assertEqual(c["iterations"], res["iterations"])
+            worst = max(worst, c["true_error"])
+        # Wider Gaussians (smaller a) have larger integrals.
+        estimates = [c["estimate"] for c in res["cases"]]
+        self.assertEqual(estimates, sorted(estimates, reverse=True))
+        self.assertEqual(res["worst_true_error"], worst)
+        self.assertEqual(res["evaluations"], 6 * res["sample_points"])
+        _, separate = self.vegas(*args, "--sweep-sampling", "separate")
+        sep = separate["results"]
+        self.assertEqual(sep["sweep_sampling"], "separate")
+        self.assertEqual(sep["converged"], 6)
+        self.assertEqual(sep["sample_points"], sum(c["evaluations"] for c in sep["cases"]))
+        for c, d in zip(res["cases"], sep["cases"]):
+            self.assertLessEqual(abs(c["estimate"] - d["estimate"]), 4 * (c["error"] ** 2 + d["error"] ** 2) ** 0.5)
+        # The same bits for any thread count.
+        _, one = self.vegas(*args, threads="1")
+        self.assertEqual([c["estimate"] for c in one["results"]["cases"]], estimates)
+
+    def test_vegas_sweep_budget_and_bad_specs(self):
+        # A budget too small for 1e-4: every case says so in its own status, the run exits 3 with one line.
+        r, doc = self.vegas("--integrand", "gaussian", "--dim", "6", "--sweep", "u:0.3:0.7:3", "--evals-per-iteration",
+                            "2e3", "--max-evals", "4e4", "--rel-tol", "1e-4")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertEqual(doc["status"], "budget_exhausted")
+        self.assertEqual([c["status"] for c in doc["results"]["cases"]], ["budget_exhausted"] * 3)
+        self.assertIn("3 of 3 integrals", r.stderr)
+        for args, message in ((("--sweep", "x:0:1:3"), "NAME must be a or u"),
+                              (("--sweep", "a:1:2"), "NAME:LO:HI:N"),
+                              (("--sweep", "a:1:2:0"), "--sweep"),
+                              (("--sweep", "a:1:2:3", "--a", "2"), "leave out --a"),
+                              (("--integrand", "f2", "--sweep", "a:1:2:2"), "no parameters"),
+                              (("--integrand", "corner_peak", "--sweep", "u:0.2:0.8:2"), "corner_peak has no location"),
+                              (("--sweep", "a:-1:1:2"), "--sweep a:-1:1:2"),
+                              (("--sweep", "a:1:2:3", "--sweep-sampling", "both"), "--sweep-sampling"),
+                              (("--sweep", "a:1:2:3", "--concurrency", "2"), "--concurrency")):
+            self.assert_bad_input(self.vegas(*args)[0], message)
+        self.assert_bad_input(parity("cubature", "--sweep", "a:1:2:3", "--sweep-sampling", "shared", "--quiet"),
+                              "--sweep-sampling applies to --method vegas only")
 
     def report(self, *args):
         """Runs cubature with a JSON report; returns (exit code, report)."""

@@ -18,8 +18,10 @@
 namespace parity::cubature::detail {
 
 // The results of a family of `components` integrands sharing the samples (a scalar integrand:
-// one, through VegasScalar). The status and counts are shared; it converges when every component
-// meets its tolerance.
+// one, through VegasScalar). The iterations and counts are shared: the run goes on until every
+// component meets its tolerance (or the budget, or a non-finite value, stops it). Each component's
+// status is its own at that stop: converged where its error meets its tolerance with at least two
+// estimates combined, else the reason the run stopped.
 template <class ExecutionSpace, class Real, class F>
 std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int components,
                                    std::vector<double> const& lower, std::vector<double> const& upper,
@@ -42,6 +44,24 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   std::vector<std::vector<double>> kept_estimates(m), kept_errors(m);
   std::vector<WeightedAverage> combined(m);
   auto tolerance = [&](double integral) { return std::max(tol.absolute, tol.relative * std::abs(integral)); };
+  // The components' weights in the map and the allocation: 1 / tolerance_k^2 at each adaptation
+  // iteration's estimates (scaled so the largest is 1), so the adaptation serves the component
+  // furthest from its tolerance rather than the largest integrand; then fixed, so the kept
+  // iterations all aim at one target. Even before the first estimate, or where a tolerance is 0
+  // or not finite. One component: 1, exactly (the scalar integrand's bits).
+  std::vector<double> component_weights(m, 1.0);
+  auto reweigh = [&](std::vector<double> const& latest) {
+    if (m == 1) return;
+    std::vector<double> w(m);
+    double largest = 0;
+    for (int c = 0; c < m; ++c) {
+      double const t = tolerance(latest[c]);
+      w[c] = 1 / (t * t);
+      if (!(t > 0) || !std::isfinite(w[c])) return;
+      largest = std::max(largest, w[c]);
+    }
+    for (int c = 0; c < m; ++c) component_weights[c] = w[c] / largest;
+  };
   VegasStatus status = VegasStatus::budget_exhausted;
   std::int64_t evaluations = 0;
   int iterations = 0;
@@ -49,7 +69,8 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     std::vector<std::int64_t> const offsets = allocate_samples(weights, per_iteration);
     std::int64_t const samples = offsets.back();
     if (evaluations + samples > opt.max_evaluations) break;
-    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets, opt.ranks);
+    auto const sums =
+        sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets, component_weights, opt.ranks);
     evaluations += samples;
     ++iterations;
     bool const adaptation = iteration < opt.adaptation_iterations;
@@ -77,6 +98,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
       adapt_axis(edges.data() + std::size_t(d) * (bins + 1), sums.histogram.data() + std::size_t(d) * bins, bins,
                  opt.alpha);
     for (std::size_t h = 0; h < weights.size(); ++h) weights[h] = std::pow(sums.sigma[h], opt.beta);
+    if (adaptation) reweigh(sums.estimate);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);
     if (opt.progress) {
@@ -92,7 +114,8 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   }
   for (int c = 0; c < m; ++c) {
     auto& x = r[c];
-    x.status = status;
+    bool const met = kept_estimates[c].size() >= 2 && combined[c].error <= tolerance(combined[c].mean);
+    x.status = status == VegasStatus::budget_exhausted && met ? VegasStatus::converged : status;
     x.evaluations = evaluations;
     x.iterations = iterations;
     x.kept_iterations = int(kept_estimates[c].size());

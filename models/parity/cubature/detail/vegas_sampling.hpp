@@ -7,10 +7,15 @@
 // iteration, s) and the map, never on which thread draws it.
 //
 // A family of m integrands shares the samples: each component has its own sums, and the map and
-// the allocation follow the components' summed (f_k J)^2 and variances.
+// the allocation follow the components' (f_k J)^2 and variances summed with weights w_k (the
+// integrator's: 1 / tolerance_k^2, so each component counts by the error it may have). A family either writes
+// its m values at once (values on each thread's stack, so m <= max_vegas_components) or is
+// called once per component (`Real f(x, k)`, any m up to max_vegas_indexed_components: a
+// parameterised family, the values going straight to device memory).
 //
-// Sums: every cell sums its own samples in index order; the cells' terms are summed by
-// fixed_order_column_sums; each histogram term is rounded to a 64-bit fixed point whose unit
+// Sums: every cell sums its own samples in index order; the cells' terms are summed in
+// fixed_order_column_sums' blocked order (one thread per block and column, so a family's many
+// columns run in parallel); each histogram term is rounded to a 64-bit fixed point whose unit
 // depends only on the largest term, and the terms are added as integers (exact in any order). So
 // the sums are the same bits for any thread count and any split over ranks.
 //
@@ -25,6 +30,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
@@ -34,8 +40,16 @@
 
 namespace parity::cubature::detail {
 
-// Most components of an integrand family (the values of one sample sit on each thread's stack).
+// Most components of an integrand family that writes its values at once (the values of one
+// sample sit on each thread's stack).
 inline constexpr int max_vegas_components = 16;
+// Most components of a family called once per component: memory bounds m (evaluations per
+// iteration x m doubles), not the stack.
+inline constexpr int max_vegas_indexed_components = 1 << 16;
+
+// A family called once per component: `Real f(Point<Real> const& x, int k)`.
+template <class F, class Real>
+inline constexpr bool is_indexed_family = std::is_invocable_r_v<Real, F const&, Point<Real> const&, int>;
 
 // A scalar integrand as a family of one.
 template <class Real, class F>
@@ -63,6 +77,29 @@ KOKKOS_INLINE_FUNCTION double vegas_coordinate(Edges const& edges, int d, int bi
   return lo + (scaled - i) * width;
 }
 
+// Sample s's values f_k J into values(s, k); returns sum_k w_k (f_k J)^2.
+template <class Real, class F, class Values, class Weights>
+KOKKOS_INLINE_FUNCTION double vegas_evaluate(F const& f, Point<Real> const& p, double jacobian, Values const& values,
+                                             Weights const& weight, std::int64_t s, int components) {
+  double sum_squares = 0;
+  if constexpr (is_indexed_family<F, Real>) {
+    for (int c = 0; c < components; ++c) {
+      double const fj = double(f(p, c)) * jacobian;
+      values(s, c) = fj;
+      sum_squares += weight(c) * fj * fj;
+    }
+  } else {
+    Real v[max_vegas_components];
+    f(p, v);
+    for (int c = 0; c < components; ++c) {
+      double const fj = double(v[c]) * jacobian;
+      values(s, c) = fj;
+      sum_squares += weight(c) * fj * fj;
+    }
+  }
+  return sum_squares;
+}
+
 template <class ExecutionSpace>
 struct VegasSampler {
   using Mem = typename ExecutionSpace::memory_space;
@@ -75,12 +112,15 @@ struct VegasSampler {
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
   Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
+  Kokkos::View<double*, Mem> weight;  // per component: w_k
   Matrix values;  // samples x m: f_k J
+  Kokkos::View<double*, Mem> sample_squares;  // per sample: sum_k w_k (f_k J)^2
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
-  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k Var_h(f_k J))
-  Kokkos::View<double*, Mem> weight;  // per sample: its histogram term sum_k (f_k J)^2 V_h / n_h
+  Matrix cell_variance;  // cells x m: Var_h(f_k J)
+  Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> partial;  // blocks x (n bins), fixed point
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
+  Kokkos::View<double*, Mem> block_sums;  // the blocked sums of cell_terms
 
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
@@ -103,12 +143,16 @@ struct VegasSampler {
     stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
     cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
+    weight = decltype(weight)(alloc("parity::cubature::vegas_component_weights"), m);
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
+    sample_squares = decltype(sample_squares)(alloc("parity::cubature::vegas_squares"), capacity);
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
+    cell_variance = Matrix(alloc("parity::cubature::vegas_cell_variance"), cells, m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
-    weight = decltype(weight)(alloc("parity::cubature::vegas_weight"), capacity);
     partial = decltype(partial)(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
+    block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
+                                      std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
     space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
@@ -134,17 +178,18 @@ struct VegasSampler {
     std::vector<double> histogram;  // n bins, axis-major
   };
 
-  // One iteration with the given map (host edges) and allocation (host offsets): evaluates this
-  // rank's samples and returns the iteration's estimate and variance, each cell's sigma and the
-  // histograms (the same on every rank).
+  // One iteration with the given map (host edges), allocation (host offsets) and component
+  // weights: evaluates this rank's samples and returns the iteration's estimate and variance, each
+  // cell's sigma and the histograms (the same on every rank).
   template <class Real, class F>
   Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
                std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host,
-               run::Communicator const& ranks = {}) {
+               std::vector<double> const& weights_host, run::Communicator const& ranks = {}) {
     Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         edges_view(edges_host.data(), n, bins + 1);
     Kokkos::deep_copy(space, edges, edges_view);
     copy_in(space, offsets, offsets_host);
+    copy_in(space, weight, weights_host);
     std::int64_t const samples = offsets_host.back();
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
@@ -156,6 +201,8 @@ struct VegasSampler {
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const values_ = values;
+    auto const squares_ = sample_squares;
+    auto const weight_ = weight;
     Kokkos::parallel_for(
         "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
         KOKKOS_LAMBDA(std::int64_t s) {
@@ -179,36 +226,43 @@ struct VegasSampler {
               p.x[d] = Real(vegas_coordinate(edges_, d, nbins, stratum, strata_(d), u, increment, jacobian));
             }
           }
-          Real v[max_vegas_components];
-          f(p, v);
           cell_of_(s) = lo;
-          for (int c = 0; c < components; ++c) values_(s, c) = double(v[c]) * jacobian;
+          double const sum_squares = vegas_evaluate<Real>(f, p, jacobian, values_, weight_, s, components);
+          squares_(s) = sum_squares;
         });
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
     double const volume = 1.0 / double(ncells);
+    // One thread per cell and component (a family's many components run in parallel), then
+    // each cell's sigma from its components' variances in order.
+    auto const variance_ = cell_variance;
     Kokkos::parallel_for(
-        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
-        KOKKOS_LAMBDA(std::int64_t h) {
+        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const h = c0 + j / components;
+          int const c = int(j % components);
           std::int64_t const first = offsets_(h), last = offsets_(h + 1);
           double const count = double(last - first);
+          double sum = 0;
+          for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
+          double const mean = sum / count;
+          double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
+          for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
+          double const var = squares / (count - 1);
+          terms(h, 2 * c) = volume * mean;
+          terms(h, 2 * c + 1) = volume * volume * var / count;
+          variance_(h, c) = var;
+        });
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
+        KOKKOS_LAMBDA(std::int64_t h) {
           double var_sum = 0;
-          for (int c = 0; c < components; ++c) {
-            double sum = 0;
-            for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
-            double const mean = sum / count;
-            double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
-            for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
-            double const var = squares / (count - 1);
-            terms(h, 2 * c) = volume * mean;
-            terms(h, 2 * c + 1) = volume * volume * var / count;
-            var_sum += var;
-          }
+          for (int c = 0; c < components; ++c) var_sum += weight_(c) * variance_(h, c);
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
     Sums out;
     if (ranks.several()) gather_cells(space, ranks, c0, c1);
-    auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells);
+    auto const totals = column_sums(space, ncells);
     for (int c = 0; c < m; ++c) {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
@@ -247,14 +301,50 @@ struct VegasSampler {
         });
   }
 
-  // Per axis and increment: the sum over the samples in it of sum_k (f_k J)^2 V_h / n_h, an estimate
-  // of the integral of sum_k (f_k J)^2 over the slab (the samples' density is n_h / V_h in cell h).
-  // Each term is rounded to a multiple of a unit set by the largest term w over all ranks, u =
-  // samples w / 2^62, so that no bin's integer sum can overflow; the rounding (below 2^-63 of the
-  // largest possible bin per term) is far below the sampling noise the map adapts to.
+  // The column sums of cell_terms' first `rows` rows in fixed_order_column_sums' order (the same
+  // bits): blocks of fixed_order_block rows, each left to right, then the block sums likewise;
+  // one thread per block and column.
+  std::vector<double> column_sums(ExecutionSpace const& space, std::int64_t rows) {
+    int const k = int(cell_terms.extent(1));
+    std::int64_t const block_rows = algorithms::fixed_order_block;
+    std::vector<double> out(k, 0.0);
+    if (rows == 0) return out;
+    Matrix current = cell_terms;
+    std::int64_t len = rows, used = 0;
+    while (len > 1) {
+      std::int64_t const nblocks = (len + block_rows - 1) / block_rows;
+      Matrix next(block_sums.data() + used, nblocks, k);  // unmanaged: a slice of block_sums
+      used += nblocks * k;
+      auto const in = current;
+      Kokkos::parallel_for(
+          "parity::cubature::vegas_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, nblocks * k),
+          KOKKOS_LAMBDA(std::int64_t j) {
+            std::int64_t const b = j / k;
+            int const c = int(j % k);
+            std::int64_t const end = (b + 1) * block_rows < len ? (b + 1) * block_rows : len;
+            double s = 0;
+            for (std::int64_t i = b * block_rows; i < end; ++i) s += in(i, c);
+            next(b, c) = s;
+          });
+      current = next;
+      len = nblocks;
+    }
+    auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
+    auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
+    Kokkos::deep_copy(space, host, first);
+    space.fence("parity::cubature::vegas_column_sums");
+    for (int c = 0; c < k; ++c) out[c] = host(c);
+    return out;
+  }
+
+  // Per axis and increment: the sum over the samples in it of sum_k w_k (f_k J)^2 V_h / n_h, an
+  // estimate of the integral of sum_k w_k (f_k J)^2 over the slab (the samples' density is n_h / V_h
+  // in cell h). Each term is rounded to a multiple of a unit set by the largest term t over all
+  // ranks, u = samples t / 2^62, so that no bin's integer sum can overflow; the rounding (below
+  // 2^-63 of the largest possible bin per term) is far below the sampling noise the map adapts to.
   std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0,
                                  std::int64_t s1, std::int64_t samples, run::Communicator const& ranks) {
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2;
     std::int64_t const used_blocks = (s1 - s0 + block - 1) / block, size = block;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
@@ -262,20 +352,16 @@ struct VegasSampler {
     auto const stride_ = stride;
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
-    auto const values_ = values;
-    auto const weight_ = weight;
+    auto const squares_ = sample_squares;
     auto const partial_ = partial;
     double largest = 0;
     Kokkos::parallel_reduce(
         "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
         KOKKOS_LAMBDA(std::int64_t s, double& top) {
           std::int64_t const h = cell_of_(s);
-          double squares = 0;
-          for (int c = 0; c < components; ++c) squares += values_(s, c) * values_(s, c);
-          double const w = squares * volume / double(offsets_(h + 1) - offsets_(h));
-          weight_(s) = w;
+          double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
           // A NaN must not be lost by the max: it marks the histogram as unusable.
-          top = (w > top || w != w) ? w : top;
+          top = (term > top || term != term) ? term : top;
         },
         Kokkos::Max<double>(largest));
     largest = ranks.max(largest);
@@ -300,7 +386,8 @@ struct VegasSampler {
             int increment;
             double jacobian = 1;
             vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
-            partial_(b, column + increment) += std::int64_t(weight_(s) * scale + 0.5);  // w >= 0: rounds to nearest
+            double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
+            partial_(b, column + increment) += std::int64_t(term * scale + 0.5);  // term >= 0: rounds to nearest
           }
         });
     auto const histogram_ = histogram;
