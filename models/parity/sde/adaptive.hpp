@@ -92,8 +92,7 @@ inline AdaptiveRun adaptive_run(AdaptiveConfig const& c) {
   r.initial_level = c.initial_step > 0 ? dyadic_level(c.t_end, c.initial_step) : 4;
   if (r.initial_level < r.coarsest_level) r.initial_level = r.coarsest_level;
   r.finest_level = c.min_step > 0 ? dyadic_level(c.t_end, c.min_step) : 20;
-  require(r.finest_level < brownian_max_depth,
-          "sde::integrate_adaptive: min_step must be at least t_end / 2^39");
+  require(r.finest_level < brownian_max_depth, "sde::integrate_adaptive: min_step must be at least t_end / 2^39");
   require(r.initial_level <= r.finest_level && r.coarsest_level <= r.finest_level,
           "sde::integrate_adaptive: initial_step and max_step must not be below min_step");
   r.max_steps = c.max_steps;
@@ -134,8 +133,8 @@ void integrate_paths(ExecSpace const& space, System const& system, AdaptiveRun c
 // sums(c, k) = sum over the paths of chunk c, in path order, of (x(p, k) - shift[k])^power
 // (power 1 or 2); sums(c, dim + i) = the counts' column i (power 1 only).
 template <class ExecSpace, class StateView, class CountView, class SumView, class ShiftView>
-void chunk_sums(ExecSpace const& space, StateView const& x, CountView const& counts, ShiftView const& shift,
-                int power, SumView const& sums) {
+void chunk_sums(ExecSpace const& space, StateView const& x, CountView const& counts, ShiftView const& shift, int power,
+                SumView const& sums) {
   long const paths = long(x.extent(0));
   int const dim = int(x.extent(1));
   Kokkos::parallel_for(
@@ -194,8 +193,8 @@ AdaptiveResult integrate_adaptive(ExecSpace const& space, System const& system, 
   r.finest_level = run.finest_level;
   r.time_unit = run.horizon / std::ldexp(1.0, run.depth());
   timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + config.label + "::adaptive_moments");
-  Kokkos::View<double**, Kokkos::LayoutRight, Mem> sums(Kokkos::view_alloc(space, "parity::sde::adaptive_sums"),
-                                                        chunks, dim + 3);
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> sums(Kokkos::view_alloc(space, "parity::sde::adaptive_sums"), chunks,
+                                                        dim + 3);
   Kokkos::View<double*, Mem> shift(Kokkos::view_alloc(space, "parity::sde::adaptive_shift"), dim);
   auto shift_host = Kokkos::create_mirror_view(shift);
   auto sums_host = Kokkos::create_mirror_view(sums);

@@ -37,18 +37,21 @@ constexpr double tree_horizon = 2;
 constexpr int tree_paths = 40000;
 // Disjoint intervals [a, b) in finest units: lengths 1/2, 1/4, 1/16 and 3/64 of 64 (the last not
 // a tree interval: a difference of values at two levels).
-constexpr int tree_cuts[5] = {0, 32, 48, 52, 55};
+constexpr int n_inc = 4;
+KOKKOS_INLINE_FUNCTION constexpr int tree_cut(int i) {
+  return i == 0 ? 0 : i == 1 ? 32 : i == 2 ? 48 : i == 3 ? 52 : 55;
+}
+using TreeOut = Kokkos::View<double * [2 * n_inc + 1], MemSpace>;
 
-TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
-  constexpr int n_inc = 4;
+// A free function: CUDA's device lambdas may not sit in a test body (a private member).
+void tree_samples(TreeOut const& out) {
   // Per path: the increments of components 0 and 1, and the number of queries that did not match.
-  Kokkos::View<double* [2 * n_inc + 1], MemSpace> out("parity::test::tree", tree_paths);
   Kokkos::parallel_for(
       "parity::test::tree", Kokkos::RangePolicy<ExecSpace>(0, tree_paths), KOKKOS_LAMBDA(int const p) {
         std::uint64_t const seed = 11;
         for (int c = 0; c < 2; ++c) {
           BrownianTree forward(seed, p, c, tree_horizon, tree_depth);
-          for (int i = 0; i < n_inc; ++i) out(p, c * n_inc + i) = forward.at(tree_cuts[i + 1]) - forward.at(tree_cuts[i]);
+          for (int i = 0; i < n_inc; ++i) out(p, c * n_inc + i) = forward.at(tree_cut(i + 1)) - forward.at(tree_cut(i));
         }
         // Every value through three query sequences: forward, backward, and strided on a deeper tree.
         BrownianTree a(seed, p, 0, tree_horizon, tree_depth), b(seed, p, 0, tree_horizon, tree_depth),
@@ -63,6 +66,11 @@ TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
         mismatches += va[end] != sde::detail::brownian_root(seed, p, 0, tree_horizon);
         out(p, 2 * n_inc) = mismatches;
       });
+}
+
+TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
+  TreeOut out("parity::test::tree", tree_paths);
+  tree_samples(out);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
   double mismatches = 0;
   for (int p = 0; p < tree_paths; ++p) mismatches += h(p, 2 * n_inc);
@@ -70,7 +78,7 @@ TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
   double const unit = tree_horizon / (1 << tree_depth);
   for (int c = 0; c < 2; ++c)
     for (int i = 0; i < n_inc; ++i) {
-      double const var_exact = unit * (tree_cuts[i + 1] - tree_cuts[i]);
+      double const var_exact = unit * (tree_cut(i + 1) - tree_cut(i));
       double s = 0, s2 = 0;
       for (int p = 0; p < tree_paths; ++p) {
         s += h(p, c * n_inc + i);
@@ -79,8 +87,8 @@ TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
       double const mean = s / tree_paths, var = s2 / tree_paths - mean * mean;
       // Standard errors: sqrt(h / P) for the mean, h sqrt(2 / P) for the variance of a normal.
       EXPECT_NEAR(mean, 0, 4.5 * std::sqrt(var_exact / tree_paths)) << "component " << c << ", interval " << i;
-      EXPECT_NEAR(var, var_exact, 4.5 * var_exact * std::sqrt(2.0 / tree_paths)) << "component " << c << ", interval "
-                                                                                  << i;
+      EXPECT_NEAR(var, var_exact, 4.5 * var_exact * std::sqrt(2.0 / tree_paths))
+          << "component " << c << ", interval " << i;
     }
   // Independence: correlations between increments of disjoint intervals and of the two components
   // (standard error 1 / sqrt(P) each).
@@ -92,7 +100,8 @@ TEST(SdeAdaptive, BrownianTreeIncrementsAndConsistency) {
         sii += h(p, i) * h(p, i);
         sjj += h(p, j) * h(p, j);
       }
-      EXPECT_NEAR(sij / std::sqrt(sii * sjj), 0, 4.5 / std::sqrt(double(tree_paths))) << "increments " << i << ", " << j;
+      EXPECT_NEAR(sij / std::sqrt(sii * sjj), 0, 4.5 / std::sqrt(double(tree_paths)))
+          << "increments " << i << ", " << j;
     }
 }
 
@@ -240,8 +249,8 @@ TEST(SdeAdaptive, PulseBeatsFixedStepsAtEqualWork) {
   fixed.initial_step = T * std::ldexp(1.0, -int(std::ceil(std::log2(adaptive_work))));
   sde::AdaptiveResult const f = sde::integrate_adaptive(ExecSpace{}, ou, fixed);
   double const ea = pathwise(a), ef = pathwise(f);
-  std::printf("pulse: adaptive %.1f Euler steps/path, E|X - exact| %.3e; fixed %.0f steps, %.3e\n", adaptive_work,
-              ea, f.mean_accepted, ef);
+  std::printf("pulse: adaptive %.1f Euler steps/path, E|X - exact| %.3e; fixed %.0f steps, %.3e\n", adaptive_work, ea,
+              f.mean_accepted, ef);
   EXPECT_EQ(a.status, sde::AdaptiveStatus::completed);
   EXPECT_LE(adaptive_work, f.mean_accepted);
   EXPECT_LT(ea, ef / 2.5) << "adaptive steps should resolve the pulse that fixed steps of the same work miss";
@@ -281,7 +290,8 @@ TEST(SdeAdaptive, DeterministicFixedOrderSums) {
     double total = 0;
     for (long chunk = 0; chunk * 1024 < c.paths; ++chunk) {
       double s = 0;
-      for (long p = chunk * 1024; p < std::min<long>(c.paths, (chunk + 1) * 1024); ++p) s += r.terminal_states[p * 2 + k];
+      for (long p = chunk * 1024; p < std::min<long>(c.paths, (chunk + 1) * 1024); ++p)
+        s += r.terminal_states[p * 2 + k];
       total += s;
     }
     EXPECT_EQ(r.mean[k], total / double(c.paths));

@@ -11,10 +11,12 @@
 // and when the error is below 1/4 (the step doubled would still pass for local errors growing
 // like h^2) and t is a multiple of 2h, the next step doubles. Error > 1: the step is rejected and
 // halved; a rejected step's increments are the tree's, so the retried halves see the same path.
-// Steps stay between max_step and min_step; at the finest level a step is accepted whatever its error. Sizes are dyadic and
-// aligned on their own grid, so every step ends on the tree's grid and the last one ends at T
-// exactly. A path stops after max_steps attempts (accepted plus rejected) and is counted as
-// capped.
+// Steps stay between max_step and min_step; at the finest level a step is accepted whatever its
+// error. Sizes are dyadic and aligned on their own grid, so every step ends on the tree's grid and
+// the last one ends at T exactly. A path stops after max_steps attempts (accepted plus rejected)
+// and is counted as capped. Euler-Maruyama suits additive noise only: with multiplicative noise
+// its estimate is the Milstein term, and rejecting on it biases the increments kept (Gaines &
+// Lyons 1997); Milstein's estimate is of higher order and converges.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
@@ -89,7 +91,8 @@ KOKKOS_INLINE_FUNCTION void integrate_path(System const& system, AdaptiveRun con
     step_once<S>(system, tick_at(system, n + m / 2), half, fine, dw_second);
     double error = 0;
     for (int k = 0; k < dim; ++k) {
-      double const scale = run.atol + run.rtol * Kokkos::fmax(Kokkos::fabs(double(x[k])), Kokkos::fabs(double(fine[k])));
+      double const scale =
+          run.atol + run.rtol * Kokkos::fmax(Kokkos::fabs(double(x[k])), Kokkos::fabs(double(fine[k])));
       double const e = Kokkos::fabs(double(coarse[k]) - double(fine[k])) / scale;
       error = e > error || e != e ? e : error;  // a NaN counts as too large
     }
