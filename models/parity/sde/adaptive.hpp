@@ -180,10 +180,13 @@ AdaptiveResult integrate_adaptive(ExecSpace const& space, System const& system, 
                                                           paths);
   {
     timing::ScopedPhase<ExecSpace> phase(space, times, "parity::" + config.label + "::adaptive_integrate");
-    if (config.stepper == Stepper::milstein)
+    if (config.stepper == Stepper::milstein) {
       detail::integrate_paths<Stepper::milstein>(space, system, run, x, counts);
-    else
+    } else if constexpr (scheme_applies<System>(Stepper::euler_maruyama)) {
       detail::integrate_paths<Stepper::euler_maruyama>(space, system, run, x, counts);
+    } else {
+      require(false, "sde::integrate_adaptive: a Stratonovich system takes the milstein stepper");
+    }
   }
   AdaptiveResult r;
   r.dim = dim;

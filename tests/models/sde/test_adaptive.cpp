@@ -119,6 +119,10 @@ struct Gbm {
   KOKKOS_FUNCTION void initial(parity::random::PhiloxStream<double>&, sde::State<Gbm>& x) const { x[0] = 1; }
 };
 
+struct StratonovichGbm : Gbm {
+  static constexpr bool stratonovich = true;
+};
+
 // Mean over the kept paths of |X_T - exact|, the exact solution driven by the tree's W(T).
 double gbm_strong_error(sde::AdaptiveResult const& r, Gbm const& g, sde::AdaptiveConfig const& c) {
   double e = 0;
@@ -352,6 +356,13 @@ TEST(SdeAdaptive, RejectsBadInput) {
   EXPECT_NE(message([](auto& c) { c.stepper = sde::Stepper::srk2; }).find("euler_maruyama or milstein"),
             std::string::npos);
   EXPECT_EQ(message([](auto&) {}), "(no error)");
+  // A Stratonovich system takes Milstein's scheme only.
+  sde::AdaptiveConfig c;
+  c.paths = 16;
+  c.stepper = sde::Stepper::euler_maruyama;
+  EXPECT_THROW(sde::integrate_adaptive(ExecSpace{}, StratonovichGbm{}, c), parity::InvalidInput);
+  c.stepper = sde::Stepper::milstein;
+  EXPECT_NO_THROW(sde::integrate_adaptive(ExecSpace{}, StratonovichGbm{}, c));
 }
 
 }  // namespace parity_test_sde_adaptive
