@@ -77,6 +77,7 @@ inline AdaptiveRun adaptive_run(AdaptiveConfig const& c) {
   require(std::isfinite(c.initial_step) && c.initial_step >= 0 && std::isfinite(c.min_step) && c.min_step >= 0,
           "sde::integrate_adaptive: initial_step and min_step must be non-negative (0: the default)");
   require(c.max_steps >= 1, "sde::integrate_adaptive: max_steps must be at least 1");
+  require(!c.ranks.several(), "sde::integrate_adaptive: runs on one rank (the paths are not split over ranks)");
   require(c.terminal_paths >= 0 && c.terminal_paths <= c.paths,
           "sde::integrate_adaptive: terminal_paths must be in 0 .. paths");
   require(c.stepper == Stepper::euler_maruyama || c.stepper == Stepper::milstein,
