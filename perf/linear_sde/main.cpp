@@ -1,6 +1,7 @@
-// parity-linear-sde-<backend>: Parity's executable with two more commands, `gbm` and `ou`
+// parity-linear-sde-<backend>: Parity's executable with three more commands, `gbm` and `ou`
 // (geometric Brownian motion and the Ornstein-Uhlenbeck process through parity::sde::integrate),
-// whose ensemble statistics have closed forms: the Parity side of perf/suites/sde_peers.json.
+// whose ensemble statistics have closed forms: the Parity side of perf/suites/sde_peers.json; and
+// `adaptive-pulse` (sde::integrate_adaptive against fixed steps at equal work).
 // Every other command is the one of parity-<backend>, so one executable runs the whole suite.
 #include <cmath>
 #include <memory>
@@ -139,11 +140,87 @@ class LinearSdeCommand final : public cli::Command {
   Params p_;
 };
 
+// adaptive-pulse: error against work of per-path adaptive steps and of fixed steps on the same
+// Brownian paths (linear_sde.hpp); the numbers to watch are the two errors at the two works.
+class AdaptivePulseCommand final : public cli::Command {
+ public:
+  std::string name() const override { return "adaptive-pulse"; }
+  std::string description() const override {
+    return "dX = -a(t) X dt + sigma dW with a sharp pulse in a(t): adaptive steps (sde::integrate_adaptive) against "
+           "fixed steps of at least the same work, pathwise errors against the exact solution";
+  }
+  bool writes_arrays() const override { return false; }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--paths", p_.paths, "Trajectories (at least 2)")
+        ->transform(cli::count<int>(2))
+        ->capture_default_str();
+    sub.add_option("--tolerance", p_.tolerance, "atol = rtol of the step-doubling controller")->capture_default_str();
+    sub.add_option("--pulse", p_.pulse, "Height of the rate's pulse")->capture_default_str();
+    sub.add_option("--width", p_.width, "Width of the rate's pulse in time")->capture_default_str();
+    sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
+  }
+
+  report::RunReport execute(cli::Context& context) override { return solve_and_report(p_, context); }
+
+  report::RunReport run_default(cli::Context& context, cli::Size size) override {
+    parity::linear_sde::PulseParams p;
+    p.paths = size == cli::Size::small ? 1 << 10 : 1 << 16;
+    return solve_and_report(p, context);
+  }
+
+  std::string summarize(report::RunReport const& r) const override {
+    auto const& x = r.results;
+    return fmt::format("adaptive: E|error| {:.3g} at {:.1f} steps/path; fixed: {:.3g} at {:.0f} steps/path",
+                       x["adaptive_error"].get<double>(), x["adaptive_work"].get<double>(),
+                       x["fixed_error"].get<double>(), x["fixed_work"].get<double>());
+  }
+
+ private:
+  report::RunReport solve_and_report(parity::linear_sde::PulseParams const& p, cli::Context& context) {
+    parity::require(p.tolerance > 0 && std::isfinite(p.tolerance), "--tolerance must be positive");
+    parity::require(p.width > 0 && p.pulse >= 0, "--width must be positive and --pulse non-negative");
+    parity::require(context.precision == parity::Precision::f64, "adaptive-pulse runs in double precision");
+    report::RunReport r;
+    r.model = "adaptive-pulse";
+    r.parameters = {{"paths", p.paths},
+                    {"tolerance", p.tolerance},
+                    {"pulse", p.pulse},
+                    {"width", p.width},
+                    {"t0", p.t0},
+                    {"a0", p.a0},
+                    {"sigma", p.sigma},
+                    {"seed", p.seed},
+                    {"max_level", p.max_level},
+                    {"min_level", p.min_level}};
+    auto const got = parity::linear_sde::run_pulse(p, r.phases);
+    auto& out = r.results;
+    out["adaptive_error"] = got.adaptive_error;
+    out["adaptive_work"] = got.adaptive_work;
+    out["rejected_per_path"] = got.rejected;
+    out["capped_paths"] = got.capped;
+    out["fixed_error"] = got.fixed_error;
+    out["fixed_work"] = got.fixed_work;
+    out["adaptive_mean"] = got.adaptive_mean;
+    out["fixed_mean"] = got.fixed_mean;
+    out["mean_error"] = got.mean_error;
+    out["exact_mean"] = got.exact_mean;
+    out["error_note"] =
+        "error: mean over paths of |X_T - exact X_T| on the same Brownian tree (exact: midpoint quadrature of the "
+        "closed form on the finest grid); work: Euler steps per path, 3 per adaptive attempt";
+    if (!std::isfinite(got.adaptive_error) || !std::isfinite(got.fixed_error)) r.status = cli::status::non_finite;
+    return r;
+  }
+
+  parity::linear_sde::PulseParams p_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::unique_ptr<parity::cli::Command>> extra;
   extra.push_back(std::make_unique<LinearSdeCommand>("gbm"));
   extra.push_back(std::make_unique<LinearSdeCommand>("ou"));
+  extra.push_back(std::make_unique<AdaptivePulseCommand>());
   return parity::backend::run_application(argc, argv, std::move(extra));
 }

@@ -17,6 +17,7 @@
 #include "parity/grid/spacing.hpp"
 #include "parity/krusell_smith/solver.hpp"
 #include "parity/markov/ar1.hpp"
+#include "parity/sde/adaptive.hpp"
 #include "parity/sde/ensemble.hpp"
 #include "test_backend.hpp"
 
@@ -86,6 +87,11 @@ struct Decay {  // dX = -X dt + dW: compiled only
                                                            parity::sde::Sweep const& sweep,
                                                            parity::sde::EnsembleConfig const& config) {
 #include "doc_snippets/sde_integrate.inc"
+  return r;
+}
+
+[[maybe_unused]] parity::sde::AdaptiveResult sde_integrate_adaptive(ExecSpace const& space, Decay const& system) {
+#include "doc_snippets/sde_integrate_adaptive.inc"
   return r;
 }
 
