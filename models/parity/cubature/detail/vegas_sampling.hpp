@@ -106,7 +106,7 @@ struct VegasSampler {
   using Matrix = algorithms::ColumnMatrix<Mem>;
 
   int n = 0, bins = 0, m = 1;  // dimension, increments per axis, components
-  std::int64_t cells = 0, capacity = 0, block = 0, blocks = 0;
+  std::int64_t cells = 0, capacity = 0;
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges;  // n x (bins + 1)
   Kokkos::View<int*, Mem> strata;  // per axis
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
@@ -118,7 +118,6 @@ struct VegasSampler {
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
   Matrix cell_variance;  // cells x m: Var_h(f_k J)
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
-  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> partial;  // blocks x (n bins), fixed point
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
   Kokkos::View<double*, Mem> block_sums;  // the blocked sums of cell_terms
 
@@ -131,9 +130,6 @@ struct VegasSampler {
       stride_host[d] = cells;
       cells *= strata_host[d];
     }
-    // At most 256 blocks: the partial histograms stay within 256 n bins integers.
-    block = std::max<std::int64_t>(8192, (capacity + 255) / 256);
-    blocks = (capacity + block - 1) / block;
     // A std::string label: a char const* variable would be taken for the memory to use.
     auto alloc = [&](std::string const& label) {
       return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
@@ -149,7 +145,6 @@ struct VegasSampler {
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
     cell_variance = Matrix(alloc("parity::cubature::vegas_cell_variance"), cells, m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
-    partial = decltype(partial)(alloc("parity::cubature::vegas_partial_histograms"), blocks, std::int64_t(n) * bins);
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
     block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
@@ -345,7 +340,6 @@ struct VegasSampler {
   std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0,
                                  std::int64_t s1, std::int64_t samples, run::Communicator const& ranks) {
     int const dim = n, nbins = bins, pairs = (n + 1) / 2;
-    std::int64_t const used_blocks = (s1 - s0 + block - 1) / block, size = block;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
     auto const strata_ = strata;
@@ -353,7 +347,6 @@ struct VegasSampler {
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const squares_ = sample_squares;
-    auto const partial_ = partial;
     double largest = 0;
     Kokkos::parallel_reduce(
         "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
@@ -371,32 +364,27 @@ struct VegasSampler {
     if (!std::isfinite(largest)) return std::vector<double>(length, std::numeric_limits<double>::quiet_NaN());
     if (!(largest > 0)) return std::vector<double>(length, 0.0);
     double const scale = std::ldexp(1.0, 62) / (double(samples) * largest);  // fixed-point units per 1
-    Kokkos::parallel_for(
-        "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, 0, used_blocks * dim),
-        KOKKOS_LAMBDA(std::int64_t j) {
-          std::int64_t const b = j / dim;
-          int const d = int(j % dim);
-          std::int64_t const column = std::int64_t(d) * nbins;
-          for (int i = 0; i < nbins; ++i) partial_(b, column + i) = 0;
-          std::int64_t const begin = s0 + b * size, end = begin + size < s1 ? begin + size : s1;
-          for (std::int64_t s = begin; s < end; ++s) {
-            std::int64_t const h = cell_of_(s);
-            random::Block4 const r = vegas_block(seed, iteration, s, d / 2, pairs);
-            double const u = random::uniform_double(r.v[2 * (d % 2)], r.v[2 * (d % 2) + 1]);
-            int increment;
-            double jacobian = 1;
-            vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment, jacobian);
-            double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
-            partial_(b, column + increment) += std::int64_t(term * scale + 0.5);  // term >= 0: rounds to nearest
-          }
-        });
+    // One thread per sample: integer additions are exact in any order, so atomics keep the bits.
     auto const histogram_ = histogram;
+    Kokkos::deep_copy(space, histogram, std::int64_t(0));
     Kokkos::parallel_for(
-        "parity::cubature::vegas_histogram_sum",
-        Kokkos::RangePolicy<ExecutionSpace>(space, 0, std::int64_t(dim) * nbins), KOKKOS_LAMBDA(std::int64_t c) {
-          std::int64_t sum = 0;
-          for (std::int64_t b = 0; b < used_blocks; ++b) sum += partial_(b, c);
-          histogram_(c) = sum;
+        "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
+        KOKKOS_LAMBDA(std::int64_t s) {
+          std::int64_t const h = cell_of_(s);
+          double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
+          std::int64_t const units = std::int64_t(term * scale + 0.5);  // term >= 0: rounds to nearest
+          for (int k = 0; k < pairs; ++k) {
+            random::Block4 const r = vegas_block(seed, iteration, s, k, pairs);
+            for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
+              int const d = 2 * k + e;
+              int increment;
+              double jacobian = 1;
+              double const u = random::uniform_double(r.v[2 * e], r.v[2 * e + 1]);
+              vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment,
+                               jacobian);
+              Kokkos::atomic_add(&histogram_(std::int64_t(d) * nbins + increment), units);
+            }
+          }
         });
     std::vector<std::int64_t> counts = copy_out(space, histogram, length);
     ranks.sum(counts);
