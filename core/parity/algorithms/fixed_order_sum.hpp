@@ -53,14 +53,14 @@ std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
     used += blocks * k;
     auto const in = current;
     Kokkos::parallel_for(
-        "parity::algorithms::fixed_order_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks),
-        KOKKOS_LAMBDA(std::int64_t b) {
+        "parity::algorithms::fixed_order_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks * k),
+        KOKKOS_LAMBDA(std::int64_t j) {  // one thread per block and column: many columns run in parallel
+          std::int64_t const b = j / k;
+          int const c = int(j % k);
           std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
-          for (int c = 0; c < k; ++c) {
-            double s = 0;
-            for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
-            next(b, c) = s;
-          }
+          double s = 0;
+          for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
+          next(b, c) = s;
         });
     current = next;
     len = blocks;

@@ -120,12 +120,11 @@ class ThreadRanks {
   int gathers_ = 0;
 };
 
-// The problem on `size` threads; every rank's result.
-template <class Real, class F>
-std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> const& lo, std::vector<double> const& hi,
-                                  cub::Tolerances const& t, cub::Options const& o, int* gathers = nullptr) {
+// `solve(space, communicator)` on `size` threads, each a rank; every rank's result.
+template <class Result, class Solve>
+std::vector<Result> on_thread_ranks(int size, Solve const& solve, int* gathers = nullptr) {
   ThreadRanks ranks(size);
-  std::vector<cub::Result> out(static_cast<std::size_t>(size));
+  std::vector<Result> out(static_cast<std::size_t>(size));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
   // Host backends: the one instance (it serializes the threads' kernels); GPUs: a stream each.
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
@@ -135,9 +134,7 @@ std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> cons
   for (int k = 0; k < size; ++k)
     threads.emplace_back([&, k]() {
       try {
-        cub::Options mine = o;
-        mine.ranks = ranks.of(k);
-        out[std::size_t(k)] = cub::integrate<ExecSpace, Real>(spaces[std::size_t(k)], f, lo, hi, t, mine);
+        out[std::size_t(k)] = solve(spaces[std::size_t(k)], ranks.of(k));
       } catch (...) {
         errors[std::size_t(k)] = std::current_exception();
       }
@@ -147,6 +144,20 @@ std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> cons
     if (e) std::rethrow_exception(e);
   if (gathers) *gathers = ranks.gathers();
   return out;
+}
+
+// The problem on `size` threads; every rank's result.
+template <class Real, class F>
+std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> const& lo, std::vector<double> const& hi,
+                                  cub::Tolerances const& t, cub::Options const& o, int* gathers = nullptr) {
+  return on_thread_ranks<cub::Result>(
+      size,
+      [&](ExecSpace const& space, parity::run::Communicator const& ranks) {
+        cub::Options mine = o;
+        mine.ranks = ranks;
+        return cub::integrate<ExecSpace, Real>(space, f, lo, hi, t, mine);
+      },
+      gathers);
 }
 
 void expect_same(cub::Result const& a, cub::Result const& b, std::string const& what) {
@@ -209,27 +220,11 @@ template <class Real, class F>
 std::vector<cub::VegasResult> vegas_on_ranks(int size, F const& f, int n, cub::Tolerances const& t,
                                              cub::VegasOptions const& o) {
   std::vector<double> const lo(std::size_t(n), 0.0), hi(std::size_t(n), 1.0);
-  ThreadRanks ranks(size);
-  std::vector<cub::VegasResult> out(static_cast<std::size_t>(size));
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
-  bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
-  std::vector<ExecSpace> spaces(static_cast<std::size_t>(size));
-  if (!host) spaces = Kokkos::Experimental::partition_space(ExecSpace(), std::vector<int>(std::size_t(size), 1));
-  std::vector<std::thread> threads;
-  for (int k = 0; k < size; ++k)
-    threads.emplace_back([&, k]() {
-      try {
-        cub::VegasOptions mine = o;
-        mine.ranks = ranks.of(k);
-        out[std::size_t(k)] = cub::integrate_vegas<ExecSpace, Real>(spaces[std::size_t(k)], f, lo, hi, t, mine);
-      } catch (...) {
-        errors[std::size_t(k)] = std::current_exception();
-      }
-    });
-  for (auto& th : threads) th.join();
-  for (auto const& e : errors)
-    if (e) std::rethrow_exception(e);
-  return out;
+  return on_thread_ranks<cub::VegasResult>(size, [&](ExecSpace const& space, parity::run::Communicator const& ranks) {
+    cub::VegasOptions mine = o;
+    mine.ranks = ranks;
+    return cub::integrate_vegas<ExecSpace, Real>(space, f, lo, hi, t, mine);
+  });
 }
 
 TEST(CubatureRanks, VegasSameBitsOnEveryRank) {

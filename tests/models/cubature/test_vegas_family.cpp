@@ -1,7 +1,7 @@
 // VEGAS+ over a parameterised family (integrate_vegas_family with f(x, k)): the components
 // against their closed forms over seeds (coverage of the reported error), against separate
 // integrate_vegas calls, each component's own status, the same bits for any thread count and as
-// the scalar integrand, the blocked column sums against fixed_order_column_sums, and bad input.
+// the scalar integrand, and bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -184,20 +184,6 @@ TEST(CubatureVegasFamily, SameBitsForAnyThreadCountAndAsTheScalarIntegrand) {
   EXPECT_TRUE(same_bits(family_of_one[0].integral, scalar.integral));
   EXPECT_TRUE(same_bits(family_of_one[0].error, scalar.error));
   EXPECT_EQ(family_of_one[0].evaluations, scalar.evaluations);
-}
-
-TEST(CubatureVegasFamily, BlockedColumnSumsAreFixedOrderSums) {
-  // 900 cells (two levels of blocks) of 2 x 3 columns: the same bits as fixed_order_column_sums.
-  ExecSpace const space;
-  cub::detail::VegasSampler<ExecSpace> sampler(space, 2, 10, 3, {30, 30}, 4000);
-  auto host = Kokkos::create_mirror_view(sampler.cell_terms);
-  for (std::int64_t h = 0; h < sampler.cells; ++h)
-    for (int c = 0; c < 6; ++c) host(h, c) = std::sin(0.37 * double(h) + c) * std::pow(10.0, double(h % 7) - 3);
-  Kokkos::deep_copy(sampler.cell_terms, host);
-  auto const blocked = sampler.column_sums(space, sampler.cells);
-  auto const reference = parity::algorithms::fixed_order_column_sums(space, sampler.cell_terms, sampler.cells);
-  ASSERT_EQ(blocked.size(), reference.size());
-  for (std::size_t c = 0; c < blocked.size(); ++c) EXPECT_TRUE(same_bits(blocked[c], reference[c])) << c;
 }
 
 TEST(CubatureVegasFamily, BadInput) {

@@ -13,9 +13,8 @@
 // called once per component (`Real f(x, k)`, any m up to max_vegas_indexed_components: a
 // parameterised family, the values going straight to device memory).
 //
-// Sums: every cell sums its own samples in index order; the cells' terms are summed in
-// fixed_order_column_sums' blocked order (one thread per block and column, so a family's many
-// columns run in parallel); each histogram term is rounded to a 64-bit fixed point whose unit
+// Sums: every cell sums its own samples in index order; the cells' terms are summed by
+// fixed_order_column_sums; each histogram term is rounded to a 64-bit fixed point whose unit
 // depends only on the largest term, and the terms are added as integers (exact in any order). So
 // the sums are the same bits for any thread count and any split over ranks.
 //
@@ -119,7 +118,7 @@ struct VegasSampler {
   Matrix cell_variance;  // cells x m: Var_h(f_k J)
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
-  Kokkos::View<double*, Mem> block_sums;  // the blocked sums of cell_terms
+  Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for cell_terms
 
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
@@ -257,7 +256,7 @@ struct VegasSampler {
         });
     Sums out;
     if (ranks.several()) gather_cells(space, ranks, c0, c1);
-    auto const totals = column_sums(space, ncells);
+    auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells, block_sums);
     for (int c = 0; c < m; ++c) {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
@@ -294,42 +293,6 @@ struct VegasSampler {
           for (std::int64_t j = 0; j + 1 < width; ++j) terms(h, j) = rows(h, j);
           sigma_(h) = rows(h, width - 1);
         });
-  }
-
-  // The column sums of cell_terms' first `rows` rows in fixed_order_column_sums' order (the same
-  // bits): blocks of fixed_order_block rows, each left to right, then the block sums likewise;
-  // one thread per block and column.
-  std::vector<double> column_sums(ExecutionSpace const& space, std::int64_t rows) {
-    int const k = int(cell_terms.extent(1));
-    std::int64_t const block_rows = algorithms::fixed_order_block;
-    std::vector<double> out(k, 0.0);
-    if (rows == 0) return out;
-    Matrix current = cell_terms;
-    std::int64_t len = rows, used = 0;
-    while (len > 1) {
-      std::int64_t const nblocks = (len + block_rows - 1) / block_rows;
-      Matrix next(block_sums.data() + used, nblocks, k);  // unmanaged: a slice of block_sums
-      used += nblocks * k;
-      auto const in = current;
-      Kokkos::parallel_for(
-          "parity::cubature::vegas_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, nblocks * k),
-          KOKKOS_LAMBDA(std::int64_t j) {
-            std::int64_t const b = j / k;
-            int const c = int(j % k);
-            std::int64_t const end = (b + 1) * block_rows < len ? (b + 1) * block_rows : len;
-            double s = 0;
-            for (std::int64_t i = b * block_rows; i < end; ++i) s += in(i, c);
-            next(b, c) = s;
-          });
-      current = next;
-      len = nblocks;
-    }
-    auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
-    auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
-    Kokkos::deep_copy(space, host, first);
-    space.fence("parity::cubature::vegas_column_sums");
-    for (int c = 0; c < k; ++c) out[c] = host(c);
-    return out;
   }
 
   // Per axis and increment: the sum over the samples in it of sum_k w_k (f_k J)^2 V_h / n_h, an
