@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the tests that write files: a fresh folder for each test, and a file's bytes read or
-// written whole (to build broken variants of a good file).
+// Shared by the tests that write and read files: a fresh folder for each test, a file's bytes read
+// or written whole (to build broken variants of a good file), and the check of a refusal's message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,6 +48,18 @@ inline std::string bytes_of(std::string const& path) {
 
 inline void write_bytes(std::string const& path, std::string const& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// Expects `f` to throw E whose message contains every one of `parts`.
+template <class E, class F>
+void expect_error(F&& f, std::vector<std::string> const& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception";
+  } catch (E const& e) {
+    std::string const what = e.what();
+    for (auto const& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << what << "' lacks '" << p << "'";
+  }
 }
 
 }  // namespace parity::test

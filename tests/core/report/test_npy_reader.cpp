@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/report/npy.hpp"
-#include "temp_dir.hpp"
 
 namespace parity_test_npy_reader {
 

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/report/output_files.hpp"
 #include "parity/run/errors.hpp"
-#include "temp_dir.hpp"
 
 namespace parity_test_output_files {
 
@@ -32,6 +32,7 @@ using parity::report::check_output_folder;
 using parity::report::PlannedOutput;
 using parity::report::write_file;
 using parity::test::bytes_of;
+using parity::test::expect_error;
 using parity::test::TempDir;
 using parity::test::write_bytes;
 
@@ -40,18 +41,6 @@ std::string large_payload() {
   std::string s;
   for (int i = 0; s.size() < (1u << 20); ++i) s += std::to_string(i) + "\n";
   return s;
-}
-
-// Expects `f` to throw E whose message contains every one of `parts`.
-template <class E, class F>
-void expect_error(F&& f, std::vector<std::string> const& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (E const& e) {
-    std::string const what = e.what();
-    for (auto const& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << what << "' lacks '" << p << "'";
-  }
 }
 
 TEST(OutputFiles, RegularFileIsReplacedAtomicallyKeepingItsPermissions) {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/run/checkpoint.hpp"
-#include "temp_dir.hpp"
 
 namespace parity_test_checkpoint {
 
@@ -24,6 +24,7 @@ using parity::run::CheckpointMismatch;
 using parity::run::read_checkpoint;
 using parity::run::write_checkpoint;
 using parity::test::bytes_of;
+using parity::test::expect_error;
 using parity::test::TempDir;
 using parity::test::write_bytes;
 
@@ -37,18 +38,6 @@ Checkpoint sample() {
   c.set_scalar("iteration", std::int64_t(7));
   c.set_scalar("residual", 3.5e-7);
   return c;
-}
-
-// Expects `f` to throw E whose message contains every one of `parts`.
-template <class E, class F>
-void expect_error(F&& f, std::vector<std::string> const& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (E const& e) {
-    std::string const what = e.what();
-    for (auto const& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << what << "' lacks '" << p << "'";
-  }
 }
 
 TEST(Checkpoint, RoundTripIsBitForBit) {
