@@ -109,11 +109,7 @@ class Command final : public cli::Command {
 
  private:
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
-    try {
-      validate(p);
-    } catch (InvalidInput const& e) {
-      throw InvalidInput(option_names.in_option_words(e.what()));
-    }
+    option_names.with_option_words([&] { validate(p); });
     double const cells = double(p.income_states) * p.asset_points;
     double const real = context.precision == Precision::f32 ? 4 : 8;
     // Device: 8 tables of cells (policy: c, c_next, a_endo, saving; distribution: saving, mass,
@@ -141,12 +137,8 @@ class Command final : public cli::Command {
                     {"policy_tol", p.policy_tol},
                     {"distribution_tol", p.distribution_tol},
                     {"max_iter", p.max_iter}};
-    Result res;
-    try {
-      res = run(p, context.precision, context.progress, r.phases);
-    } catch (InvalidInput const& e) {
-      throw InvalidInput(option_names.in_option_words(e.what()));
-    }
+    Result const res =
+        option_names.with_option_words([&] { return run(p, context.precision, context.progress, r.phases); });
     r.timing_note =
         "each phase: wall time between two fences of the execution space; egm_sweep: one sweep of the endogenous "
         "grid method, distribution_step: one step of Young's method (host set-up and Brent's steps excluded)";

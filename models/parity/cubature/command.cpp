@@ -26,9 +26,8 @@ namespace {
 // The option of each field of Params that validate() names.
 cli::OptionNames const option_names = {{"integrand"}, {"dim"}, {"lower"}, {"upper"}, {"a"}, {"u"}};
 
-nlohmann::json parameters_json(Params const& p) {
-  Problem const q = validate(p, option_names);
-  auto const& o = p.options;
+// The parameters of every method: the integrand on its box and the tolerances.
+nlohmann::json problem_json(Params const& p, Problem const& q) {
   return {{"integrand", p.integrand},
           {"dim", p.dim},
           {"lower", q.lower},
@@ -37,28 +36,34 @@ nlohmann::json parameters_json(Params const& p) {
           {"u", q.u},
           {"rel_tol", p.tolerances.relative},
           {"abs_tol", p.tolerances.absolute},
-          {"method", to_string(p.method)},
-          {"max_evals", o.max_evaluations},
-          {"initial_regions", o.initial_regions},
-          {"max_regions", o.max_regions},
-          {"max_split", o.max_split},
-          {"max_phase1_iterations", o.max_phase1_iterations},
-          {"heap_capacity", o.heap_capacity},
-          {"max_memory_mb", o.max_memory_mb},
-          {"max_host_memory_mb", o.max_host_memory_mb},
-          {"team_size", o.team_size},
-          {"mode", to_string(o.mode)},
-          {"error_estimate", to_string(o.error_estimate)},
-          {"rule", !uses_degree9(o, p.dim)
-                       ? "Genz-Malik degree 7 with embedded degree 5"
-                       : "fully symmetric degree 9 (Genz & Malik) with null rules of degree 7, 5, 3, 1"},
-          {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published: CUHRE's rule and "
-                                                "error estimate, INIT-PARTITION into l^n <= Lmax parts, regions "
-                                                "good when error < max(tau_abs, tau_rel |I_j|), phase 2 sequential "
-                                                "CUHRE on every region to (tau_rel, tau_abs)"
-                                              : "two-phase (Arumugam et al. 2013): breadth-first phase 1 while the "
-                                                "list fits max_memory_mb, PAGANI-style filtering, null-rule error "
-                                                "estimate (Berntsen, Espelid & Genz 1991)"}};
+          {"method", to_string(p.method)}};
+}
+
+nlohmann::json parameters_json(Params const& p) {
+  nlohmann::json j = problem_json(p, validate(p, option_names));
+  auto const& o = p.options;
+  j.update({{"max_evals", o.max_evaluations},
+            {"initial_regions", o.initial_regions},
+            {"max_regions", o.max_regions},
+            {"max_split", o.max_split},
+            {"max_phase1_iterations", o.max_phase1_iterations},
+            {"heap_capacity", o.heap_capacity},
+            {"max_memory_mb", o.max_memory_mb},
+            {"max_host_memory_mb", o.max_host_memory_mb},
+            {"team_size", o.team_size},
+            {"mode", to_string(o.mode)},
+            {"error_estimate", to_string(o.error_estimate)},
+            {"rule", !uses_degree9(o, p.dim)
+                         ? "Genz-Malik degree 7 with embedded degree 5"
+                         : "fully symmetric degree 9 (Genz & Malik) with null rules of degree 7, 5, 3, 1"},
+            {"algorithm", o.mode == Mode::paper ? "two-phase (Arumugam et al. 2013), as published: CUHRE's rule and "
+                                                  "error estimate, INIT-PARTITION into l^n <= Lmax parts, regions "
+                                                  "good when error < max(tau_abs, tau_rel |I_j|), phase 2 sequential "
+                                                  "CUHRE on every region to (tau_rel, tau_abs)"
+                                                : "two-phase (Arumugam et al. 2013): breadth-first phase 1 while the "
+                                                  "list fits max_memory_mb, PAGANI-style filtering, null-rule error "
+                                                  "estimate (Berntsen, Espelid & Genz 1991)"}});
+  return j;
 }
 
 // The case's stop in the one status vocabulary of every command (parity/cli/command.hpp); the
@@ -83,89 +88,90 @@ std::string case_status(Result const& x) {
   return common_status(x.status);
 }
 
-nlohmann::json result_json(Params const& p, RunResult const& r) {
-  auto const& x = r.integration;
-  double const true_error = std::abs(x.integral - r.exact);
-  bool const known = std::isfinite(r.exact);  // f3 and f4 have references for small n only
-  auto or_null = [&](auto v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
+// The results of every method: the integrand, the distance of the integral to its closed form
+// (null where there is none: f3 and f4 have references for small n only) and the work of the whole
+// run, for the comparison runner's roofline.
+nlohmann::json accuracy_json(Params const& p, double integral, double exact, std::int64_t evaluations) {
+  double const true_error = std::abs(integral - exact);
+  auto or_null = [&](double v) { return std::isfinite(exact) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   return {{"integrand", p.integrand},
           {"dim", p.dim},
           {"method", to_string(p.method)},
-          {"integral", x.integral},
-          {"error_estimate", x.error},
-          {"exact", or_null(r.exact)},
+          {"exact", or_null(exact)},
           {"true_error", or_null(true_error)},
-          {"relative_true_error", or_null(r.exact != 0 ? true_error / std::abs(r.exact) : true_error)},
-          {"estimate_bounds_true_error", or_null(true_error <= x.error)},
-          {"tolerance", x.tolerance},
-          {"evaluations", x.evaluations},
-          {"regions", x.regions},
-          {"regions_evaluated", x.regions_evaluated},
-          {"status", case_status(x)},
-          {"stopped_by", to_string(x.status)},
-          {"phase1_iterations", x.phase1_iterations},
-          {"phase2_regions", x.phase2_regions},
-          {"phase2_evaluations", x.phase2_evaluations},
-          {"phase2_budget_limited", x.phase2_budget_limited},
-          {"phase2_storage_limited", x.phase2_storage_limited},
-          {"phase2_batch", x.phase2_batch},
-          {"phase2_rounds", x.phase2_rounds},
-          {"heap_capacity", x.heap_capacity},
-          {"phase1_capacity", x.phase1_capacity},
-          {"filtered_regions", x.filtered_regions},
-          {"parked_chunks", x.parked_chunks},
-          {"peak_host_mb", x.peak_host_mb},
-          {"unrefined_regions", x.unrefined_regions},
-          {"mode", to_string(x.mode)},
-          {"error_estimate_method", to_string(x.error_estimate)},
-          {"rule", to_string(x.rule)},
-          {"rule_points", x.points},
-          // The work of the whole run (both phases), for the comparison runner's roofline.
-          {"work", {{"flops", double(x.evaluations) * flops_per_evaluation(*parse_family(p.integrand), p.dim)}}}};
+          {"relative_true_error", or_null(exact != 0 ? true_error / std::abs(exact) : true_error)},
+          {"evaluations", evaluations},
+          {"work", {{"flops", double(evaluations) * flops_per_evaluation(*parse_family(p.integrand), p.dim)}}}};
+}
+
+// One field of every step of a history, as doubles for an array file.
+template <class Step, class Field>
+std::vector<double> column(std::vector<Step> const& history, Field const& field) {
+  std::vector<double> values(history.size());
+  for (std::size_t i = 0; i < history.size(); ++i) values[i] = double(field(history[i]));
+  return values;
+}
+
+nlohmann::json result_json(Params const& p, RunResult const& r) {
+  auto const& x = r.integration;
+  nlohmann::json j = accuracy_json(p, x.integral, r.exact, x.evaluations);
+  j.update(
+      {{"integral", x.integral},
+       {"error_estimate", x.error},
+       {"estimate_bounds_true_error",
+        std::isfinite(r.exact) ? nlohmann::json(std::abs(x.integral - r.exact) <= x.error) : nlohmann::json(nullptr)},
+       {"tolerance", x.tolerance},
+       {"regions", x.regions},
+       {"regions_evaluated", x.regions_evaluated},
+       {"status", case_status(x)},
+       {"stopped_by", to_string(x.status)},
+       {"phase1_iterations", x.phase1_iterations},
+       {"phase2_regions", x.phase2_regions},
+       {"phase2_evaluations", x.phase2_evaluations},
+       {"phase2_budget_limited", x.phase2_budget_limited},
+       {"phase2_storage_limited", x.phase2_storage_limited},
+       {"phase2_batch", x.phase2_batch},
+       {"phase2_rounds", x.phase2_rounds},
+       {"heap_capacity", x.heap_capacity},
+       {"phase1_capacity", x.phase1_capacity},
+       {"filtered_regions", x.filtered_regions},
+       {"parked_chunks", x.parked_chunks},
+       {"peak_host_mb", x.peak_host_mb},
+       {"unrefined_regions", x.unrefined_regions},
+       {"mode", to_string(x.mode)},
+       {"error_estimate_method", to_string(x.error_estimate)},
+       {"rule", to_string(x.rule)},
+       {"rule_points", x.points}});
+  return j;
 }
 
 void write_history(report::OutputFolder& out, std::string const& prefix, Result const& r) {
-  std::size_t const m = r.history.size();
-  std::vector<double> regions(m), bad(m), integral(m), error(m), evaluations(m);
-  for (std::size_t i = 0; i < m; ++i) {
-    regions[i] = double(r.history[i].regions);
-    bad[i] = double(r.history[i].bad);
-    integral[i] = r.history[i].integral;
-    error[i] = r.history[i].error;
-    evaluations[i] = double(r.history[i].evaluations);
-  }
-  auto put = [&](char const* name, std::vector<double> const& v) { out.npy(prefix + name, v, {m}); };
-  put("phase1_regions", regions);
-  put("phase1_unfinished", bad);
-  put("phase1_integral", integral);
-  put("phase1_error", error);
-  put("phase1_evaluations", evaluations);
+  auto put = [&](char const* name, auto const& field) {
+    out.npy(prefix + name, column(r.history, field), {r.history.size()});
+  };
+  put("phase1_regions", [](Phase1Step const& s) { return s.regions; });
+  put("phase1_unfinished", [](Phase1Step const& s) { return s.bad; });
+  put("phase1_integral", [](Phase1Step const& s) { return s.integral; });
+  put("phase1_error", [](Phase1Step const& s) { return s.error; });
+  put("phase1_evaluations", [](Phase1Step const& s) { return s.evaluations; });
 }
 
 // --method vegas: its own parameters (the deterministic method's options do not apply).
 nlohmann::json vegas_parameters_json(Params const& p) {
-  Problem const q = validate(p);
+  nlohmann::json j = problem_json(p, validate(p));
   auto const& o = p.vegas;
-  return {{"integrand", p.integrand},
-          {"dim", p.dim},
-          {"lower", q.lower},
-          {"upper", q.upper},
-          {"a", q.a},
-          {"u", q.u},
-          {"rel_tol", p.tolerances.relative},
-          {"abs_tol", p.tolerances.absolute},
-          {"method", to_string(p.method)},
-          {"seed", o.seed},
-          {"evals_per_iteration", o.evaluations_per_iteration},
-          {"adaptation_iterations", o.adaptation_iterations},
-          {"max_evals", o.max_evaluations},
-          {"bins", o.bins},
-          {"alpha", o.alpha},
-          {"beta", o.beta},
-          {"min_q", o.min_q},
-          {"algorithm",
-           "VEGAS+ (Lepage 2021): adaptive separable map and adaptive stratified sampling, Philox "
-           "random numbers, inverse-variance weighted average of the iterations after adaptation"}};
+  j.update({{"seed", o.seed},
+            {"evals_per_iteration", o.evaluations_per_iteration},
+            {"adaptation_iterations", o.adaptation_iterations},
+            {"max_evals", o.max_evaluations},
+            {"bins", o.bins},
+            {"alpha", o.alpha},
+            {"beta", o.beta},
+            {"min_q", o.min_q},
+            {"algorithm",
+             "VEGAS+ (Lepage 2021): adaptive separable map and adaptive stratified sampling, Philox "
+             "random numbers, inverse-variance weighted average of the iterations after adaptation"}});
+  return j;
 }
 
 // Converged only when the iterations also agree (Q >= min_q): otherwise the error is not to be
@@ -185,38 +191,24 @@ std::string vegas_status(VegasResult const& x) {
 
 nlohmann::json vegas_result_json(Params const& p, VegasRunResult const& r) {
   auto const& x = r.integration;
-  double const true_error = std::abs(x.integral - r.exact);
-  bool const known = std::isfinite(r.exact);
-  auto or_null = [&](auto v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  std::vector<double> estimates, errors;
-  for (auto const& it : x.history) {
-    estimates.push_back(it.estimate);
-    errors.push_back(it.error);
-  }
-  return {{"integrand", p.integrand},
-          {"dim", p.dim},
-          {"method", to_string(p.method)},
-          {"estimate", x.integral},
-          {"error", x.error},
-          {"error_meaning", "one standard deviation"},
-          {"exact", or_null(r.exact)},
-          {"true_error", or_null(true_error)},
-          {"relative_true_error", or_null(r.exact != 0 ? true_error / std::abs(r.exact) : true_error)},
-          {"chi2_per_dof", x.chi2_per_dof},
-          {"dof", x.dof},
-          {"q", x.q},
-          {"chi2_consistent", x.chi2_consistent},
-          {"tolerance", x.tolerance},
-          {"evaluations", x.evaluations},
-          {"iterations", x.iterations},
-          {"kept_iterations", x.kept_iterations},
-          {"status", vegas_status(x)},
-          {"stopped_by", to_string(x.status)},
-          {"bins", x.bins},
-          {"strata", x.strata},
-          {"iteration_estimates", estimates},
-          {"iteration_errors", errors},
-          {"work", {{"flops", double(x.evaluations) * flops_per_evaluation(*parse_family(p.integrand), p.dim)}}}};
+  nlohmann::json j = accuracy_json(p, x.integral, r.exact, x.evaluations);
+  j.update({{"estimate", x.integral},
+            {"error", x.error},
+            {"error_meaning", "one standard deviation"},
+            {"chi2_per_dof", x.chi2_per_dof},
+            {"dof", x.dof},
+            {"q", x.q},
+            {"chi2_consistent", x.chi2_consistent},
+            {"tolerance", x.tolerance},
+            {"iterations", x.iterations},
+            {"kept_iterations", x.kept_iterations},
+            {"status", vegas_status(x)},
+            {"stopped_by", to_string(x.status)},
+            {"bins", x.bins},
+            {"strata", x.strata},
+            {"iteration_estimates", column(x.history, [](VegasIteration const& s) { return s.estimate; })},
+            {"iteration_errors", column(x.history, [](VegasIteration const& s) { return s.error; })}});
+  return j;
 }
 
 class Command final : public cli::Command {
@@ -387,10 +379,7 @@ class Command final : public cli::Command {
                        : error_estimate_ == "null_rules" ? ErrorEstimate::null_rules
                        : error_estimate_ == "two_level"  ? ErrorEstimate::two_level
                                                          : ErrorEstimate::automatic;
-    params_.lower = cli::parse_reals(lower_text_, "--lower");
-    params_.upper = cli::parse_reals(upper_text_, "--upper");
-    params_.a = a_option_->count() > 0 ? cli::parse_reals(a_text_, "--a") : std::vector<double>{};
-    params_.u = cli::parse_reals(u_text_, "--u");
+    parse_box(params_);
     bool const single = context.precision == Precision::f32;
     if (rel_tol_option_->count() == 0) params_.tolerances.relative = single ? float_rel_tol : double_rel_tol;
     require(params_.dim <= max_dim, fmt::format("--dim {}: the deterministic method integrates up to {} dimensions "
@@ -457,25 +446,23 @@ class Command final : public cli::Command {
                          first["dim"].get<int>(), c["sweep_sampling"].get<std::string>(),
                          c["converged"].get<std::size_t>(), c["sample_points"].get<long long>(), worst);
     }
+    // f3 and f4 have reference values in few dimensions only.
+    auto true_error = [](nlohmann::json const& c) {
+      return c["true_error"].is_null() ? std::string("exact value unknown")
+                                       : fmt::format("true error {:.2g}", c["true_error"].get<double>());
+    };
     if (r.results.contains("method") && r.results["method"] == "vegas") {
       auto const& c = r.results;
-      std::string const true_error = c["true_error"].is_null()
-                                         ? std::string("exact value unknown")
-                                         : fmt::format("true error {:.2g}", c["true_error"].get<double>());
       return fmt::format(
           "{} {}-D (vegas): I = {:.12g} +- {:.2g} ({}), chi2/dof {:.2f}, {} iterations, {} evaluations, {}",
           c["integrand"].get<std::string>(), c["dim"].get<int>(), c["estimate"].get<double>(), c["error"].get<double>(),
-          true_error, c["chi2_per_dof"].get<double>(), c["iterations"].get<int>(), c["evaluations"].get<long long>(),
+          true_error(c), c["chi2_per_dof"].get<double>(), c["iterations"].get<int>(), c["evaluations"].get<long long>(),
           c["status"].get<std::string>());
     }
-    auto one = [](nlohmann::json const& c) {
-      // f3 and f4 have reference values in few dimensions only.
-      std::string const true_error = c["true_error"].is_null()
-                                         ? std::string("exact value unknown")
-                                         : fmt::format("true error {:.2g}", c["true_error"].get<double>());
+    auto one = [&](nlohmann::json const& c) {
       return fmt::format("{} {}-D: I = {:.12g} +- {:.2g} ({}), {} evaluations, {}", c["integrand"].get<std::string>(),
                          c["dim"].get<int>(), c["integral"].get<double>(), c["error_estimate"].get<double>(),
-                         true_error, c["evaluations"].get<long long>(), c["status"].get<std::string>());
+                         true_error(c), c["evaluations"].get<long long>(), c["status"].get<std::string>());
     };
     if (!r.results.contains("cases")) return one(r.results);
     auto const& cases = r.results["cases"];
@@ -537,21 +524,9 @@ class Command final : public cli::Command {
     Params p = params_;
     p.method = Method::vegas;
     p.vegas.max_evaluations = max_evals_;
-    p.lower = cli::parse_reals(lower_text_, "--lower");
-    p.upper = cli::parse_reals(upper_text_, "--upper");
-    p.a = a_option_->count() > 0 ? cli::parse_reals(a_text_, "--a") : std::vector<double>{};
-    p.u = cli::parse_reals(u_text_, "--u");
+    parse_box(p);
     if (rel_tol_option_->count() == 0) p.tolerances.relative = vegas_rel_tol;
-    auto const family = parse_family(p.integrand);
-    if (family && is_paper(*family))
-      for (auto const* option : {a_option_, u_option_})
-        require(option->count() == 0,
-                option->get_name() + ": " + p.integrand +
-                    " is one of the paper's fixed integrands and has no parameters (leave it out)");
-    require(u_option_->count() == 0 || family != Family::corner_peak,
-            "--u: corner_peak has no location parameter (leave it out)");
-    require(p.tolerances.relative > 0 || p.tolerances.absolute > 0,
-            "--rel-tol and --abs-tol are both 0: at least one must be > 0");
+    check_integrand_options(p);
     auto const& v = p.vegas;
     require(v.max_evaluations / (v.adaptation_iterations + 1) >= v.evaluations_per_iteration,
             fmt::format("--max-evals {}: below (--adaptation-iterations + 1) x --evals-per-iteration = {} (the "
@@ -577,18 +552,13 @@ class Command final : public cli::Command {
                  "Q {:.3g})\n",
                  p.integrand, p.dim, r.status, res.error, res.tolerance, res.chi2_per_dof, res.q);
     if (context.output) {
-      std::size_t const m = res.history.size();
-      std::vector<double> estimates(m), errors(m), evaluations(m), kept(m);
-      for (std::size_t i = 0; i < m; ++i) {
-        estimates[i] = res.history[i].estimate;
-        errors[i] = res.history[i].error;
-        evaluations[i] = double(res.history[i].evaluations);
-        kept[i] = res.history[i].adaptation ? 0.0 : 1.0;
-      }
-      context.output->npy("vegas_estimate", estimates, {m});
-      context.output->npy("vegas_error", errors, {m});
-      context.output->npy("vegas_evaluations", evaluations, {m});
-      context.output->npy("vegas_kept", kept, {m});
+      auto put = [&](char const* name, auto const& field) {
+        context.output->npy(name, column(res.history, field), {res.history.size()});
+      };
+      put("vegas_estimate", [](VegasIteration const& s) { return s.estimate; });
+      put("vegas_error", [](VegasIteration const& s) { return s.error; });
+      put("vegas_evaluations", [](VegasIteration const& s) { return s.evaluations; });
+      put("vegas_kept", [](VegasIteration const& s) { return s.adaptation ? 0.0 : 1.0; });
     }
     return r;
   }
@@ -668,15 +638,10 @@ class Command final : public cli::Command {
       fmt::print(stderr, "cubature: {} of {} integrals of {} {}-D (vegas, {} sampling) did not converge (first: {})\n",
                  m - converged, m, base.integrand, base.dim, to_string(sampling), status);
     if (context.output) {
-      std::vector<double> estimates(m), errors(m), exact(m);
-      for (std::size_t k = 0; k < m; ++k) {
-        estimates[k] = x[k].integration.integral;
-        errors[k] = x[k].integration.error;
-        exact[k] = x[k].exact;
-      }
-      context.output->npy("sweep_estimate", estimates, {m});
-      context.output->npy("sweep_error", errors, {m});
-      context.output->npy("sweep_exact", exact, {m});
+      context.output->npy("sweep_estimate", column(x, [](VegasRunResult const& c) { return c.integration.integral; }),
+                          {m});
+      context.output->npy("sweep_error", column(x, [](VegasRunResult const& c) { return c.integration.error; }), {m});
+      context.output->npy("sweep_exact", column(x, [](VegasRunResult const& c) { return c.exact; }), {m});
     }
     return r;
   }
@@ -740,13 +705,35 @@ class Command final : public cli::Command {
     return r;
   }
 
+  // --lower, --upper, --a and --u into p.
+  void parse_box(Params& p) const {
+    p.lower = cli::parse_reals(lower_text_, "--lower");
+    p.upper = cli::parse_reals(upper_text_, "--upper");
+    p.a = a_option_->count() > 0 ? cli::parse_reals(a_text_, "--a") : std::vector<double>{};
+    p.u = cli::parse_reals(u_text_, "--u");
+  }
+
+  // Refuses the integrand's parameters where it has none, and a tolerance of 0 on both counts
+  // (every method).
+  void check_integrand_options(Params const& p) const {
+    auto const family = parse_family(p.integrand);
+    if (family && is_paper(*family))
+      for (auto const* option : {a_option_, u_option_})
+        require(option->count() == 0,
+                option->get_name() + ": " + p.integrand +
+                    " is one of the paper's fixed integrands and has no parameters (leave it out)");
+    require(u_option_->count() == 0 || family != Family::corner_peak,
+            "--u: corner_peak has no location parameter (leave it out)");
+    require(p.tolerances.relative > 0 || p.tolerances.absolute > 0,
+            "--rel-tol and --abs-tol are both 0: at least one must be > 0");
+  }
+
   // Refuses what the chosen mode, rule or integrand would not use, and the combinations the
   // options' own ranges cannot see, naming the options as typed; before any work.
   void check_options(bool single) const {
     auto const& o = params_.options;
     auto const& tol = params_.tolerances;
     bool const paper = o.mode == Mode::paper;
-    auto const family = parse_family(params_.integrand);
     auto refuse_unless = [](CLI::Option const* option, bool applies, std::string const& when) {
       require(applies || option->count() == 0, option->get_name() + " " + when);
     };
@@ -766,14 +753,7 @@ class Command final : public cli::Command {
     require(!(nine && o.error_estimate == ErrorEstimate::difference),
             "--error-estimate difference needs --rule degree7 or --mode paper (the degree-9 rule has no embedded "
             "degree-5 rule to take |I7 - I5| from)");
-    if (family && is_paper(*family))
-      for (auto const* option : {a_option_, u_option_})
-        require(option->count() == 0,
-                option->get_name() + ": " + params_.integrand +
-                    " is one of the paper's fixed integrands and has no parameters (leave it out)");
-    require(u_option_->count() == 0 || family != Family::corner_peak,
-            "--u: corner_peak has no location parameter (leave it out)");
-    require(tol.relative > 0 || tol.absolute > 0, "--rel-tol and --abs-tol are both 0: at least one must be > 0");
+    check_integrand_options(params_);
     std::int64_t const points = nine ? rule9_points(params_.dim) : rule_points(params_.dim);
     require(o.max_evaluations >= points,
             fmt::format("--max-evals {}: below one application of the rule ({} points in {} dimensions)",

@@ -94,11 +94,7 @@ class Command final : public cli::Command {
 
  private:
   report::RunReport solve_and_report(cli::Context& context, Params const& p) {
-    try {
-      validate(p);
-    } catch (InvalidInput const& e) {
-      throw InvalidInput(option_names.in_option_words(e.what()));
-    }
+    option_names.with_option_words([&] { validate(p); });
     double const cells = double(p.productivity_states) * p.capital_points;
     double const real = context.precision == Precision::f32 ? 4 : 8;
     // Device: V, TV, EV and the reward at the policy (reals), the policy (int). Host: six arrays
@@ -129,12 +125,8 @@ class Command final : public cli::Command {
                     {"howard_steps", p.howard_steps},
                     {"search", to_string(p.search)},
                     {"monotone", p.monotone}};
-    Result res;
-    try {
-      res = run(p, context.precision, context.progress, r.phases);
-    } catch (InvalidInput const& e) {
-      throw InvalidInput(option_names.in_option_words(e.what()));
-    }
+    Result const res =
+        option_names.with_option_words([&] { return run(p, context.precision, context.progress, r.phases); });
     r.timing_note =
         "each phase: wall time between two fences of the execution space; bellman: one sweep (expectation, "
         "maximisation, sup norm of the change), policy_evaluation: the Howard steps after it (upload of the "

@@ -16,6 +16,7 @@
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
 #include "parity/run/ranks.hpp"
+#include "parity/sde/command_options.hpp"
 #include "parity/sde/ensemble_layout.hpp"
 #include "parity/sde/entry.hpp"
 #include "parity/sde/params.hpp"
@@ -72,11 +73,6 @@ void require_ensemble_memory(cli::Context const& context, long paths, long sampl
                       chunk_sums + double(points) * kept * 8 * 3 +
                       (density_bins > 0 ? double(samples) * double(points) * (density_bins + 2) * 8.0 * 2 : 0.0);
   cli::require_memory(context, device, host, what);
-}
-
-// Refuses --noise-law where the noise it draws is multiplied by zero.
-void require_noise(CLI::Option const* noise_law, bool noisy, std::string const& why) {
-  require(noise_law->count() == 0 || noisy, "--noise-law applies only with noise: " + why);
 }
 
 // Rates, and the work of the timed integration phase for the comparison runner's roofline.
@@ -464,14 +460,7 @@ class KuramotoCommand final : public cli::Command {
     sub.add_option("--omega-mean", p_.omega_mean, "Mean natural frequency")->capture_default_str();
     sub.add_option("--omega-spread", p_.omega_spread, "Standard deviation of the natural frequencies (Gaussian)")
         ->capture_default_str();
-    sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
-    sub.add_option("--steps", p_.steps, "Number of steps")->transform(cli::count<long>(1))->capture_default_str();
-    sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
-        ->transform(cli::count<int>(1))
-        ->capture_default_str();
-    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")
-        ->transform(cli::count<int>(1, 100000))
-        ->capture_default_str();
+    add_sampling_options(sub, p_);
     sub.add_option("--seed", p_.seed, "Random seed (Philox key)")->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 or euler")
         ->check(CLI::IsMember({"srk2", "euler"}))
@@ -527,23 +516,16 @@ class KuramotoCommand final : public cli::Command {
     validate(p, kuramoto_options);
     report::RunReport r;
     r.model = "kuramoto";
-    r.parameters = {{"oscillators", p.oscillators},
-                    {"K", p.K},
-                    {"gamma", p.gamma},
-                    {"D", p.D},
-                    {"omega_mean", p.omega_mean},
-                    {"omega_spread", p.omega_spread},
-                    {"dt", p.dt},
-                    {"steps", p.steps},
-                    {"sample_every", p.sample_every},
-                    {"bins", p.bins},
-                    {"seed", p.seed},
-                    {"stepper", p.stepper},
-                    {"noise_law", p.noise_law},
-                    {"coupling", p.coupling},
-                    {"tile", p.tile},
-                    {"column_splits", p.column_splits},
-                    {"initial_conditions", "x uniform in [0, 2 pi)"}};
+    r.parameters = sampling_parameters(p);
+    r.parameters.update({{"oscillators", p.oscillators},
+                         {"K", p.K},
+                         {"gamma", p.gamma},
+                         {"D", p.D},
+                         {"omega_mean", p.omega_mean},
+                         {"omega_spread", p.omega_spread},
+                         {"coupling", p.coupling},
+                         {"tile", p.tile},
+                         {"column_splits", p.column_splits}});
     {
       double const n = p.oscillators, samples = std::ceil(double(p.steps) / p.sample_every);
       double const real = context.precision == Precision::f32 ? 4 : 8;

@@ -12,6 +12,7 @@
 #include "parity/cli/numbers.hpp"
 #include "parity/report/npy.hpp"
 #include "parity/run/errors.hpp"
+#include "parity/sde/command_options.hpp"
 #include "parity/sde/network.hpp"
 #include "parity/sde/report.hpp"
 
@@ -93,14 +94,7 @@ class NetworkKuramotoCommand final : public cli::Command {
                                   "Standard deviation (gaussian) or half width (lorentzian) of the frequencies")
                        ->capture_default_str();
     sub.add_option("--omega-file", p_.omega_file, "One frequency per oscillator, whitespace separated");
-    sub.add_option("--dt", p_.dt, "Time step")->capture_default_str();
-    sub.add_option("--steps", p_.steps, "Number of steps")->transform(cli::count<long>(1))->capture_default_str();
-    sub.add_option("--sample-every", p_.sample_every, "Steps between samples of r(t) and the histogram")
-        ->transform(cli::count<int>(1))
-        ->capture_default_str();
-    sub.add_option("--bins", p_.bins, "Bins of the histogram of x mod 2 pi")
-        ->transform(cli::count<int>(1, 100000))
-        ->capture_default_str();
+    add_sampling_options(sub, p_);
     sub.add_option("--seed", p_.seed, "Random seed of the phases, frequencies and noise (Philox key)")
         ->capture_default_str();
     sub.add_option("--stepper", p_.stepper, "srk2 or euler")->capture_default_str();
@@ -133,7 +127,7 @@ class NetworkKuramotoCommand final : public cli::Command {
             "--omega-mean applies to --omega-law identical, gaussian or lorentzian only (file gives every frequency)");
     require(omega_width_->count() == 0 || law == "gaussian" || law == "lorentzian",
             "--omega-width applies to --omega-law gaussian or lorentzian only (not " + law + ")");
-    require(noise_law_->count() == 0 || p_.D > 0, "--noise-law applies only with noise: --noise (-D) is 0");
+    require_noise(noise_law_, p_.D > 0, "--noise (-D) is 0");
     return solve_and_report(p_, context);
   }
 
@@ -166,34 +160,27 @@ class NetworkKuramotoCommand final : public cli::Command {
     if (auto const why = unavailable(); !why.empty()) throw std::runtime_error("network-kuramoto: " + why);
     report::RunReport r;
     r.model = "network-kuramoto";
-    r.parameters = {{"network", p.graph.kind},
-                    {"network_file", p.network_file},
-                    {"oscillators", p.graph.n},
-                    {"mean_degree", p.graph.mean_degree},
-                    {"rewire", p.graph.rewire},
-                    {"lattice_width", p.graph.width},
-                    {"degree_exponent", p.graph.exponent},
-                    {"k_min", p.graph.k_min},
-                    {"k_max", p.graph.k_max},
-                    {"network_seed", p.graph.seed},
-                    {"normalization", p.normalization},
-                    {"K", p.K},
-                    {"gamma", p.gamma},
-                    {"D", p.D},
-                    {"omega_law", p.omega_law},
-                    {"omega_mean", p.omega_mean},
-                    {"omega_width", p.omega_width},
-                    {"omega_file", p.omega_file},
-                    {"dt", p.dt},
-                    {"steps", p.steps},
-                    {"sample_every", p.sample_every},
-                    {"bins", p.bins},
-                    {"seed", p.seed},
-                    {"stepper", p.stepper},
-                    {"noise_law", p.noise_law},
-                    {"replicas", p.replicas},
-                    {"storage", p.storage},
-                    {"initial_conditions", "x uniform in [0, 2 pi)"}};
+    r.parameters = sampling_parameters(p);
+    r.parameters.update({{"network", p.graph.kind},
+                         {"network_file", p.network_file},
+                         {"oscillators", p.graph.n},
+                         {"mean_degree", p.graph.mean_degree},
+                         {"rewire", p.graph.rewire},
+                         {"lattice_width", p.graph.width},
+                         {"degree_exponent", p.graph.exponent},
+                         {"k_min", p.graph.k_min},
+                         {"k_max", p.graph.k_max},
+                         {"network_seed", p.graph.seed},
+                         {"normalization", p.normalization},
+                         {"K", p.K},
+                         {"gamma", p.gamma},
+                         {"D", p.D},
+                         {"omega_law", p.omega_law},
+                         {"omega_mean", p.omega_mean},
+                         {"omega_width", p.omega_width},
+                         {"omega_file", p.omega_file},
+                         {"replicas", p.replicas},
+                         {"storage", p.storage}});
     auto const res = run(p, context.precision, context.progress, r.phases);
     auto const& k = res.kuramoto;
     r.iterations = k.steps_done;

@@ -2,9 +2,11 @@
 // (parity-cli-tests).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "parity/cli/option_names.hpp"
+#include "parity/run/errors.hpp"
 
 namespace {
 
@@ -46,6 +48,18 @@ TEST(OptionNames, LeavesOtherWordsAlone) {
   EXPECT_EQ(names.in_option_words("sigma_eps must be > 0"), "sigma_eps must be > 0");
   EXPECT_EQ(names.in_option_words(""), "");
   EXPECT_EQ(names.in_option_words("beta"), "--beta");
+}
+
+TEST(OptionNames, ThrowsALibraryMessageAgainInOptionWords) {
+  EXPECT_EQ(names.with_option_words([] { return 7; }), 7);
+  try {
+    names.with_option_words([] { throw parity::InvalidInput("asset_max must exceed borrowing_limit"); });
+    FAIL() << "no exception";
+  } catch (parity::InvalidInput const& e) {
+    EXPECT_STREQ(e.what(), "--asset-max must exceed --borrowing-limit");
+  }
+  // Other exceptions pass as they are.
+  EXPECT_THROW(names.with_option_words([] { throw std::runtime_error("beta"); }), std::runtime_error);
 }
 
 }  // namespace

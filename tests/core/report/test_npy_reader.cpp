@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/report/npy.hpp"
 
 namespace parity_test_npy_reader {
@@ -18,33 +19,9 @@ namespace fs = std::filesystem;
 using parity::report::NpyReadError;
 using parity::report::read_npy;
 using parity::report::write_npy;
-
-// A fresh folder under the system temp folder, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path =
-        fs::temp_directory_path() / ("parity-npy-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                     "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(std::string const& name) const { return (path / name).string(); }
-};
-
-// The file's raw bytes, to build broken variants of a good file.
-std::string bytes_of(std::string const& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void write_bytes(std::string const& path, std::string const& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-}
+using parity::test::bytes_of;
+using parity::test::TempDir;
+using parity::test::write_bytes;
 
 // Expects read_npy to throw NpyReadError whose message holds `what` and the file's path.
 void expect_refused(std::string const& path, std::string const& what) {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/report/output_files.hpp"
 #include "parity/run/errors.hpp"
 
@@ -30,55 +31,16 @@ using parity::report::check_output_file;
 using parity::report::check_output_folder;
 using parity::report::PlannedOutput;
 using parity::report::write_file;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("parity-output-files-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(std::string const& name) const { return (path / name).string(); }
-  std::vector<std::string> names(std::string const& sub = "") const {
-    std::vector<std::string> out;
-    for (auto const& e : fs::directory_iterator(path / sub)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-std::string bytes_of(std::string const& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(std::string const& path, std::string const& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-}
+using parity::test::bytes_of;
+using parity::test::expect_error;
+using parity::test::TempDir;
+using parity::test::write_bytes;
 
 // More than a pipe holds (64 KiB), so a pipe's reader must drain it while it is written.
 std::string large_payload() {
   std::string s;
   for (int i = 0; s.size() < (1u << 20); ++i) s += std::to_string(i) + "\n";
   return s;
-}
-
-// Expects `f` to throw E whose message contains every one of `parts`.
-template <class E, class F>
-void expect_error(F&& f, std::vector<std::string> const& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (E const& e) {
-    std::string const what = e.what();
-    for (auto const& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << what << "' lacks '" << p << "'";
-  }
 }
 
 TEST(OutputFiles, RegularFileIsReplacedAtomicallyKeepingItsPermissions) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "parity/run/checkpoint.hpp"
 
 namespace parity_test_checkpoint {
@@ -22,37 +23,10 @@ using parity::run::CheckpointError;
 using parity::run::CheckpointMismatch;
 using parity::run::read_checkpoint;
 using parity::run::write_checkpoint;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("parity-checkpoint-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(std::string const& name) const { return (path / name).string(); }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (auto const& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-std::string bytes_of(std::string const& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(std::string const& path, std::string const& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-}
+using parity::test::bytes_of;
+using parity::test::expect_error;
+using parity::test::TempDir;
+using parity::test::write_bytes;
 
 Checkpoint sample() {
   Checkpoint c;
@@ -64,18 +38,6 @@ Checkpoint sample() {
   c.set_scalar("iteration", std::int64_t(7));
   c.set_scalar("residual", 3.5e-7);
   return c;
-}
-
-// Expects `f` to throw E whose message contains every one of `parts`.
-template <class E, class F>
-void expect_error(F&& f, std::vector<std::string> const& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (E const& e) {
-    std::string const what = e.what();
-    for (auto const& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << what << "' lacks '" << p << "'";
-  }
 }
 
 TEST(Checkpoint, RoundTripIsBitForBit) {

@@ -13,6 +13,8 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "perf" / "peers"))
+from markov_chain import stationary, tauchen  # noqa: E402
 from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
@@ -20,35 +22,11 @@ def parity(*args, timeout=300):
     return run("--threads", "2", "aiyagari", *args, timeout=timeout)
 
 
-def tauchen(n, rho, sigma_eps, m):
-    sd = sigma_eps / math.sqrt(1 - rho * rho)
-    y = np.linspace(-m * sd, m * sd, n)
-    h = (y[1] - y[0]) / 2
-    cdf = np.vectorize(lambda x: 0.5 * math.erfc(-x / math.sqrt(2)))
-    P = np.empty((n, n))
-    for i in range(n):
-        upper = cdf((y + h - rho * y[i]) / sigma_eps)
-        lower = cdf((y - h - rho * y[i]) / sigma_eps)
-        upper[-1], lower[0] = 1.0, 0.0
-        P[i] = upper - lower
-    return y, P
-
-
-def null_vector(M):
-    """The x with x M = x, sum x = 1 (M a transition matrix), by a linear solve."""
-    n = M.shape[0]
-    A = M.T - np.eye(n)
-    A[-1] = 1.0
-    b = np.zeros(n)
-    b[-1] = 1.0
-    return np.linalg.solve(A, b)
-
-
 def reference_rate(crra=3.0, beta=0.96, rho=0.6, sigma=0.2, states=7, width=3.0, alpha=0.36, delta=0.08,
                    points=100, amax=60.0):
     y, P = tauchen(states, rho, sigma * math.sqrt(1 - rho * rho), width)
     labour = np.exp(y)
-    labour /= null_vector(P) @ labour
+    labour /= stationary(P) @ labour
     a = amax * (np.arange(points) / (points - 1)) ** 2
 
     def excess(r):
@@ -83,7 +61,7 @@ def reference_rate(crra=3.0, beta=0.96, rho=0.6, sigma=0.2, states=7, width=3.0,
                 for zn in range(states):
                     M[row, zn * points + j[z, i]] += P[z, zn] * omega[z, i]
                     M[row, zn * points + j[z, i] + 1] += P[z, zn] * (1 - omega[z, i])
-        mu = null_vector(M).reshape(states, points)
+        mu = stationary(M).reshape(states, points)
         return (mu * a[None, :]).sum() - K
 
     lo, hi = 0.03, 1 / beta - 1 - 1e-4

@@ -57,4 +57,22 @@ void for_each_monomial(int n, int degree, std::vector<int>& e, int i, Visit cons
   }
 }
 
+// Calls visit(m, e, scale) for every monomial m = prod x_i^e_i of total degree exactly `degree` on
+// the box of centre c and half-widths h; scale is the integral of |x|^e over the box, a natural size
+// for the rounding error.
+template <class Visit>
+void for_each_monomial_on(std::vector<double> const& c, std::vector<double> const& h, int degree, Visit const& visit) {
+  int const n = int(c.size());
+  std::vector<int> e(n);
+  for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
+    Monomial m;
+    double scale = 1;
+    for (int i = 0; i < n; ++i) {
+      m.e[i] = ex[i];
+      scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
+    }
+    visit(m, ex, scale);
+  });
+}
+
 }  // namespace parity_test_cubature

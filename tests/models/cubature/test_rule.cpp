@@ -19,7 +19,7 @@ using parity::test::ExecSpace;
 using parity::test::MemSpace;
 using parity_test_cubature::Counting;
 using parity_test_cubature::exact_monomial;
-using parity_test_cubature::for_each_monomial;
+using parity_test_cubature::for_each_monomial_on;
 using parity_test_cubature::Monomial;
 
 // f = g(x_axis) for a chosen axis: the fourth difference is nonzero only there.
@@ -68,14 +68,7 @@ TEST(CubatureRule, ExactForAllMonomialsUpToDegree7) {
     }
     int checked = 0;
     for (int degree = 0; degree <= 7; ++degree) {
-      std::vector<int> e(n);
-      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
-        Monomial m;
-        double scale = 1;  // the integral of |x|^e, a natural size for the rounding error
-        for (int i = 0; i < n; ++i) {
-          m.e[i] = ex[i];
-          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
-        }
+      for_each_monomial_on(c, h, degree, [&](Monomial const& m, std::vector<int> const& ex, double scale) {
         auto const r = apply_rule(m, c, h);
         double const exact = exact_monomial(ex, c, h);
         EXPECT_NEAR(r.integral, exact, 1e-13 * scale) << "n " << n << " degree " << degree;
@@ -121,14 +114,7 @@ TEST(CubatureRule, NullRulesAnnihilateTheirDegreeAndNoMore) {
     int const null_degree[4] = {5, 3, 3, 1};
     double largest_next[4] = {0, 0, 0, 0};  // largest |N| / scale over monomials of degree null_degree + 1
     for (int degree = 0; degree <= 6; ++degree) {
-      std::vector<int> e(n);
-      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
-        Monomial m;
-        double scale = 1;
-        for (int i = 0; i < n; ++i) {
-          m.e[i] = ex[i];
-          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
-        }
+      for_each_monomial_on(c, h, degree, [&](Monomial const& m, std::vector<int> const& ex, double scale) {
         auto const r = apply_rule(m, c, h, 1, nulls);
         for (int q = 0; q < 4; ++q) {
           if (degree <= null_degree[q])

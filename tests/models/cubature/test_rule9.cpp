@@ -20,7 +20,7 @@ using parity::test::ExecSpace;
 using parity::test::MemSpace;
 using parity_test_cubature::Counting;
 using parity_test_cubature::exact_monomial;
-using parity_test_cubature::for_each_monomial;
+using parity_test_cubature::for_each_monomial_on;
 using parity_test_cubature::Monomial;
 
 template <class F>
@@ -79,14 +79,7 @@ TEST(CubatureRule9, ExactForAllMonomialsUpToDegree9AndNot10) {
     }
     int checked = 0;
     for (int degree = 0; degree <= 9; ++degree) {
-      std::vector<int> e(n);
-      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
-        Monomial m;
-        double scale = 1;
-        for (int i = 0; i < n; ++i) {
-          m.e[i] = ex[i];
-          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
-        }
+      for_each_monomial_on(c, h, degree, [&](Monomial const& m, std::vector<int> const& ex, double scale) {
         auto const r = apply_rule9(m, c, h);
         EXPECT_NEAR(r.integral, exact_monomial(ex, c, h), 1e-13 * scale) << "n " << n << " degree " << degree;
         ++checked;
@@ -113,14 +106,7 @@ TEST(CubatureRule9, NullRulesAnnihilateTheirDegreeAndNoMore) {
     }
     double largest_next[8] = {};
     for (int degree = 0; degree <= 8; ++degree) {
-      std::vector<int> e(n);
-      for_each_monomial(n, degree, e, 0, [&](std::vector<int> const& ex) {
-        Monomial m;
-        double scale = 1;
-        for (int i = 0; i < n; ++i) {
-          m.e[i] = ex[i];
-          scale *= std::pow(std::abs(c[i]) + h[i], ex[i]) * 2 * h[i];
-        }
+      for_each_monomial_on(c, h, degree, [&](Monomial const& m, std::vector<int> const& ex, double scale) {
         auto const r = apply_rule9(m, c, h);
         for (int q = 0; q < 8; ++q) {
           if (degree <= degree_of[q])

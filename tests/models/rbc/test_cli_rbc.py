@@ -1,5 +1,5 @@
 """rbc on the command line: V and the policy against an independent numpy value iteration of the
-same discretised model (its own Tauchen chain, every choice tried, vectorised), the Euler errors
+same discretised model (a numpy Tauchen chain, every choice tried, vectorised), the Euler errors
 recomputed from the arrays, the report, and bad input."""
 import json
 import math
@@ -12,25 +12,13 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "perf" / "peers"))
+from markov_chain import tauchen  # noqa: E402
 from parity_cli import CliTestCase, run  # noqa: E402  (takes the executable from argv[1])
 
 
 def parity(*args, timeout=300):
     return run("--threads", "2", "rbc", *args, timeout=timeout)
-
-
-def tauchen(n, rho, sigma_eps, m):
-    sd = sigma_eps / math.sqrt(1 - rho * rho)
-    y = np.linspace(-m * sd, m * sd, n)
-    h = (y[1] - y[0]) / 2
-    cdf = np.vectorize(lambda x: 0.5 * math.erfc(-x / math.sqrt(2)))
-    P = np.empty((n, n))
-    for i in range(n):
-        upper = cdf((y + h - rho * y[i]) / sigma_eps)
-        lower = cdf((y - h - rho * y[i]) / sigma_eps)
-        upper[-1], lower[0] = 1.0, 0.0
-        P[i] = upper - lower
-    return y, P
 
 
 def reference(points, crra=2.0, beta=0.984, alpha=0.35, delta=0.01, rho=0.95, sigma=0.005, states=4, span=0.05,

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "parity/run/errors.hpp"
+
 namespace parity::cli {
 
 class OptionNames {
@@ -29,6 +31,17 @@ class OptionNames {
   // of its own starts the message or follows a space, and ends it or precedes a space, ',', ':',
   // ';', '.' or ')'; a name inside a formula ("1/beta - 1", "gamma^2") stays as it is.
   std::string in_option_words(std::string const& message) const;
+
+  // Calls f (a library's check or solver) and returns what it returns; an InvalidInput it throws
+  // is thrown again with its message in option words.
+  template <class F>
+  decltype(auto) with_option_words(F&& f) const {
+    try {
+      return std::forward<F>(f)();
+    } catch (InvalidInput const& e) {
+      throw InvalidInput(in_option_words(e.what()));
+    }
+  }
 
  private:
   std::vector<std::pair<std::string, std::string>> options_;  // field, option; longest field first
