@@ -35,7 +35,6 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   std::vector<int> const strata = strata_per_axis(n, per_iteration);
   VegasSampler<ExecutionSpace> sampler(space, n, bins, m, strata, per_iteration);
   std::vector<double> edges = uniform_map(lower, upper, bins);
-  std::vector<double> weights(std::size_t(sampler.cells), 1.0);
 
   VegasResult shared;
   shared.bins = bins;
@@ -66,11 +65,12 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   std::int64_t evaluations = 0;
   int iterations = 0;
   for (int iteration = 0;; ++iteration) {
-    std::vector<std::int64_t> const offsets = allocate_samples(weights, per_iteration);
-    std::int64_t const samples = offsets.back();
+    // The samples per cell stay on the device (vegas_allocation.hpp): even at first, then
+    // following the last iteration's sigma^beta.
+    std::int64_t const samples = sampler.allocate(space, iteration == 0, opt.beta);
     if (evaluations + samples > opt.max_evaluations) break;
     auto const sums =
-        sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, offsets, component_weights, opt.ranks);
+        sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, component_weights, opt.ranks);
     evaluations += samples;
     ++iterations;
     bool const adaptation = iteration < opt.adaptation_iterations;
@@ -97,7 +97,6 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     for (int d = 0; d < n; ++d)
       adapt_axis(edges.data() + std::size_t(d) * (bins + 1), sums.histogram.data() + std::size_t(d) * bins, bins,
                  opt.alpha);
-    for (std::size_t h = 0; h < weights.size(); ++h) weights[h] = std::pow(sums.sigma[h], opt.beta);
     if (adaptation) reweigh(sums.estimate);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);

@@ -1,7 +1,8 @@
 #pragma once
-// VEGAS's separable map and VEGAS+'s stratification (Lepage 2021), the host side: both are
-// small (n axes x bins edges, one weight per stratification cell) and adapt once per iteration
-// from sums the device reduced in a fixed order, so they are the same bits for any thread count.
+// VEGAS's separable map and VEGAS+'s stratification (Lepage 2021), the host side: the map is
+// small (n axes x bins edges) and adapts once per iteration from histograms the device reduced in
+// a fixed order, so it is the same bits for any thread count. The stratification's allocation runs
+// on the device (vegas_allocation.hpp); allocate_samples here is its host reference.
 //
 // Map: y in [0,1]^n -> x in the box, axis by axis; y_d falls in increment i = floor(y_d bins) at
 // fraction t, x_d = edge_i + t (edge_{i+1} - edge_i), and the Jacobian is prod_d bins (edge_{i+1} -
@@ -88,13 +89,12 @@ inline std::vector<int> strata_per_axis(int n, std::int64_t evaluations) {
   return strata;
 }
 
-// Samples per stratification cell from d_h (weights >= 0): 2 + floor((N - 2 H) d_h / sum d), or
-// an even share where every d_h is 0. Returns the offsets, cell h's samples being
-// [offsets[h], offsets[h + 1]).
-inline std::vector<std::int64_t> allocate_samples(std::vector<double> const& weights, std::int64_t evaluations) {
+// Samples per stratification cell from d_h (weights >= 0) and their sum `total` (the sum in any
+// order): 2 + floor((N - 2 H) d_h / total), or an even share where the total is 0 or not finite.
+// Returns the offsets, cell h's samples being [offsets[h], offsets[h + 1]).
+inline std::vector<std::int64_t> allocate_samples(std::vector<double> const& weights, std::int64_t evaluations,
+                                                  double total) {
   std::int64_t const cells = std::int64_t(weights.size());
-  double total = 0;
-  for (double w : weights) total += w;
   std::int64_t const spare = evaluations - 2 * cells;
   std::vector<std::int64_t> offsets(cells + 1, 0);
   for (std::int64_t h = 0; h < cells; ++h) {
@@ -104,6 +104,13 @@ inline std::vector<std::int64_t> allocate_samples(std::vector<double> const& wei
     offsets[h + 1] = std::min(offsets[h + 1], evaluations - 2 * (cells - h - 1));
   }
   return offsets;
+}
+
+// The same with the weights summed left to right.
+inline std::vector<std::int64_t> allocate_samples(std::vector<double> const& weights, std::int64_t evaluations) {
+  double total = 0;
+  for (double w : weights) total += w;
+  return allocate_samples(weights, evaluations, total);
 }
 
 }  // namespace parity::cubature::detail

@@ -1,6 +1,8 @@
 #pragma once
 // One VEGAS+ iteration on the device: the samples (one thread each), the per-cell mean and
-// variance, and the per-axis histograms of (f J)^2 that adapt the map (vegas_map.hpp).
+// variance, and the per-axis histograms of (f J)^2 that adapt the map (vegas_map.hpp). The cells'
+// sigma and the samples per cell (vegas_allocation.hpp) stay on the device: per iteration only the
+// edges, the histograms and a few scalars cross to and from the host.
 //
 // Random numbers: Philox keyed by the seed, with the iteration as the stream and sample s's axes
 // d, d + 1 in counter block s ceil(n / 2) + d / 2, so a sample's point depends only on (seed,
@@ -20,8 +22,8 @@
 //
 // Across ranks (run::Communicator): rank k samples the cells [first, last) of its contiguous share
 // (their samples are contiguous too), computes their terms and sigma, and the ranks gather both in
-// cell order, so every rank adds the same terms in the same order as one rank; the histograms'
-// integers are summed over the ranks.
+// cell order, so every rank adds the same terms in the same order as one rank and computes the
+// same allocation; the histograms' integers are summed over the ranks.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
+#include "parity/cubature/detail/vegas_allocation.hpp"
 #include "parity/cubature/rule.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/communicator.hpp"
@@ -119,6 +122,12 @@ struct VegasSampler {
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
   Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for cell_terms
+  VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
+  std::int64_t samples = 0;  // offsets(cells): this iteration's samples over all ranks
+  // gather_cells' buffers (several ranks only): cells x (2 m + 1), on the device and the host.
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> gathered;
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> gathered_host;
+  std::vector<double> gathered_all;
 
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
@@ -147,6 +156,7 @@ struct VegasSampler {
     histogram = decltype(histogram)(alloc("parity::cubature::vegas_histogram"), std::int64_t(n) * bins);
     block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
+    allocation = VegasAllocation<ExecutionSpace>(space, cells);
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
     space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
@@ -168,27 +178,42 @@ struct VegasSampler {
 
   struct Sums {
     std::vector<double> estimate, variance;  // per component
-    std::vector<double> sigma;  // per cell
     std::vector<double> histogram;  // n bins, axis-major
   };
 
-  // One iteration with the given map (host edges), allocation (host offsets) and component
-  // weights: evaluates this rank's samples and returns the iteration's estimate and variance, each
-  // cell's sigma and the histograms (the same on every rank).
+  // The next iteration's samples per cell, into offsets on the device: an even share (the first
+  // iteration) or following sigma^beta of the last iteration's cells. Returns the samples.
+  std::int64_t allocate(ExecutionSpace const& space, bool first, double beta) {
+    samples =
+        first ? allocation.even(space, capacity, offsets) : allocation.following(space, sigma, beta, capacity, offsets);
+    return samples;
+  }
+
+  // offsets(h), read from the device.
+  std::int64_t offset(ExecutionSpace const& space, std::int64_t h) const {
+    std::int64_t value = 0;
+    Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(&value);
+    Kokkos::deep_copy(space, to, Kokkos::subview(offsets, h));
+    space.fence("parity::cubature::vegas_offset");
+    return value;
+  }
+
+  // One iteration with the given map (host edges), the allocation of the last allocate and the
+  // given component weights: evaluates this rank's samples and returns the iteration's estimate
+  // and variance and the histograms (the same on every rank); leaves each cell's sigma in sigma.
   template <class Real, class F>
   Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
-               std::vector<double> const& edges_host, std::vector<std::int64_t> const& offsets_host,
-               std::vector<double> const& weights_host, run::Communicator const& ranks = {}) {
+               std::vector<double> const& edges_host, std::vector<double> const& weights_host,
+               run::Communicator const& ranks = {}) {
     Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
         edges_view(edges_host.data(), n, bins + 1);
     Kokkos::deep_copy(space, edges, edges_view);
-    copy_in(space, offsets, offsets_host);
     copy_in(space, weight, weights_host);
-    std::int64_t const samples = offsets_host.back();
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
     std::int64_t const c0 = ranks.first(ncells), c1 = ranks.last(ncells);  // this rank's cells
-    std::int64_t const s0 = offsets_host[std::size_t(c0)], s1 = offsets_host[std::size_t(c1)];  // and samples
+    // and samples (one rank: all of them)
+    std::int64_t const s0 = c0 == 0 ? 0 : offset(space, c0), s1 = c1 == ncells ? samples : offset(space, c1);
     auto const edges_ = edges;
     auto const strata_ = strata;
     auto const stride_ = stride;
@@ -261,7 +286,6 @@ struct VegasSampler {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
     }
-    out.sigma = copy_out(space, sigma, std::size_t(ncells));
     out.histogram = histograms(space, seed, iteration, s0, s1, samples, ranks);
     return out;
   }
@@ -269,9 +293,17 @@ struct VegasSampler {
   // Every rank's cell terms and sigmas [c0, c1) into every rank's cell_terms and sigma, in cell order.
   void gather_cells(ExecutionSpace const& space, run::Communicator const& ranks, std::int64_t c0, std::int64_t c1) {
     std::int64_t const width = std::int64_t(cell_terms.extent(1)) + 1;  // the terms, then sigma
-    Kokkos::View<double**, Kokkos::LayoutRight, Mem> rows(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("parity::cubature::vegas_gather")), cells,
-        width);
+    if (gathered.extent(0) == 0) {  // allocated at the first gather, kept for the next iterations
+      gathered = decltype(gathered)(
+          Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("parity::cubature::vegas_gather")), cells,
+          width);
+      gathered_host = decltype(gathered_host)(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("parity::cubature::vegas_gather_host")), cells,
+          width);
+      gathered_all.resize(std::size_t(cells * width));
+    }
+    auto const rows = gathered;
+    auto const host = gathered_host;
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
     Kokkos::parallel_for(
@@ -280,12 +312,10 @@ struct VegasSampler {
           for (std::int64_t j = 0; j + 1 < width; ++j) rows(h, j) = terms(h, j);
           rows(h, width - 1) = sigma_(h);
         });
-    auto host = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, rows);
     Kokkos::deep_copy(space, host, rows);
     space.fence("parity::cubature::vegas_gather_cells");
-    std::vector<double> all(std::size_t(cells * width));
-    ranks.all_gather(std::span<double const>(host.data() + c0 * width, std::size_t((c1 - c0) * width)), all);
-    std::copy(all.begin(), all.end(), host.data());
+    ranks.all_gather(std::span<double const>(host.data() + c0 * width, std::size_t((c1 - c0) * width)), gathered_all);
+    std::copy(gathered_all.begin(), gathered_all.end(), host.data());
     Kokkos::deep_copy(space, rows, host);
     Kokkos::parallel_for(
         "parity::cubature::vegas_unpack_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, cells),

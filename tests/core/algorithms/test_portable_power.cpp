@@ -1,0 +1,101 @@
+// algorithms::portable_pow: close to long double std::pow over the normal range and for several
+// exponents, evaluated in a kernel on the test backend; the same bits on the host; the special
+// values as std::pow gives them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "parity/algorithms/portable_power.hpp"
+#include "parity/random/philox.hpp"
+#include "test_backend.hpp"
+
+namespace parity_test_portable_power {
+
+namespace alg = parity::algorithms;
+using parity::test::ExecSpace;
+using parity::test::MemSpace;
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+// x^beta for every pair (x, beta), computed in a kernel.
+std::vector<double> on_device(std::vector<double> const& xs, std::vector<double> const& betas) {
+  std::size_t const nx = xs.size(), nb = betas.size();
+  Kokkos::View<double*, MemSpace> x("parity::test::x", nx), beta("parity::test::beta", nb),
+      out("parity::test::power", nx * nb);
+  auto xh = Kokkos::create_mirror_view(x);
+  auto bh = Kokkos::create_mirror_view(beta);
+  for (std::size_t i = 0; i < nx; ++i) xh(i) = xs[i];
+  for (std::size_t i = 0; i < nb; ++i) bh(i) = betas[i];
+  Kokkos::deep_copy(x, xh);
+  Kokkos::deep_copy(beta, bh);
+  Kokkos::parallel_for(
+      "parity::test::portable_pow", Kokkos::RangePolicy<ExecSpace>(0, nx * nb),
+      KOKKOS_LAMBDA(std::size_t k) { out(k) = alg::portable_pow(x(k / nb), beta(k % nb)); });
+  auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return std::vector<double>(oh.data(), oh.data() + nx * nb);
+}
+
+TEST(PortablePower, CloseToPowOverTheNormalRange) {
+  // Log-uniform x from 1e-300 to 1e300, the ends of the normal range, powers of two and values
+  // next to them and to sqrt(1/2) and sqrt(2), where the reduction switches.
+  std::vector<double> xs;
+  parity::random::PhiloxStream<double> rng(11, 0);
+  for (int i = 0; i < 200000; ++i) xs.push_back(std::pow(10.0, 600 * rng.uniform() - 300));
+  for (double x : {std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0, 2.0, 0.5, 1e-308,
+                   std::sqrt(0.5), std::sqrt(2.0), 3.0, 1e-20, 7e250})
+    for (double v : {x, std::nextafter(x, 0.0), std::nextafter(x, 2 * x)})
+      if (std::isfinite(v) && v >= std::numeric_limits<double>::min()) xs.push_back(v);
+  std::vector<double> const betas = {1e-6, 1e-3, 0.1, 0.25, 1.0 / 3, 0.5, 0.75, 0.9, 0.999999, 1 - 0x1p-53};
+  auto const got = on_device(xs, betas);
+  double worst = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t b = 0; b < betas.size(); ++b) {
+      long double const exact = std::pow((long double)xs[i], (long double)betas[b]);
+      double const g = got[i * betas.size() + b];
+      double const relative = double(std::fabs((long double)g - exact) / exact);
+      worst = std::max(worst, relative);
+      ASSERT_LE(relative, 1e-15) << "x = " << xs[i] << ", beta = " << betas[b];
+      // A host call: the same operations, so the same bits.
+      ASSERT_TRUE(same_bits(g, alg::portable_pow(xs[i], betas[b])));
+    }
+  std::ostringstream worst_text;
+  worst_text << worst;
+  RecordProperty("worst_relative_error", worst_text.str());
+}
+
+TEST(PortablePower, SubnormalArguments) {
+  std::vector<double> const xs = {std::numeric_limits<double>::denorm_min(), 1e-310, 3e-320,
+                                  std::nextafter(std::numeric_limits<double>::min(), 0.0)};
+  std::vector<double> const betas = {0.01, 0.5, 0.75};  // results in the normal range
+  auto const got = on_device(xs, betas);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t b = 0; b < betas.size(); ++b) {
+      long double const exact = std::pow((long double)xs[i], (long double)betas[b]);
+      EXPECT_LE(double(std::fabs((long double)got[i * betas.size() + b] - exact) / exact), 1e-15);
+    }
+}
+
+TEST(PortablePower, SpecialValuesAsPow) {
+  double const inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> const xs = {0.0, -0.0, inf, nan, -1.0, 0.3, 1.0, 1e300};
+  std::vector<double> const betas = {0.0, 1.0, 0.5};
+  auto const got = on_device(xs, betas);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t b = 0; b < betas.size(); ++b) {
+      double const g = got[i * betas.size() + b], want = std::pow(xs[i], betas[b]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << xs[i] << "^" << betas[b];
+      } else if (betas[b] == 0 || betas[b] == 1 || !std::isfinite(want) || want == 0) {
+        // Exact where pow is: beta 0 and 1, x = 0 (+0 also for -0) and x = inf.
+        EXPECT_TRUE(same_bits(g, want)) << xs[i] << "^" << betas[b];
+      }
+    }
+  EXPECT_EQ(alg::portable_pow(1.0, 0.75), 1.0);
+  EXPECT_EQ(alg::portable_pow(4.0, 0.5), 2.0);
+}
+
+}  // namespace parity_test_portable_power
