@@ -96,14 +96,22 @@ KOKKOS_INLINE_FUNCTION BrentResult<Real> minimize_objective(Problem<Real, Memory
     ++evaluations;
     if (fc < best.fx) best = {uc, fc, 1};
   };
+  // A Sigma kink is evaluated on its node's slice and stops once it cannot beat the best (one
+  // evaluation in the count, stopped or not).
+  auto const sigma_kink = [&](Real uc, int k) {
+    if (uc < lo || uc > hi || problem.loss(x, mu, S, uc) + problem.delta * problem.vmin >= best.fx) return;
+    Real fc;
+    ++evaluations;
+    if (problem.objective_at_sigma_node(v, x, mu, S, uc, k, best.fx, fc) && fc < best.fx) best = {uc, fc, 1};
+  };
   kink(Real(0));
   for (int k = 0; k < problem.asg.size(); ++k) {  // Sigma' falls from Sigma (u = 0) towards 0 as u grows
     Real const Sk = problem.asg.node(k);
     if (Sk >= S) break;
     if (Sk <= Real(0)) continue;
     Real const uk = Kokkos::sqrt(problem.sig2 * (S - Sk) / (S * Sk));
-    kink(uk);
-    kink(-uk);
+    sigma_kink(uk, k);
+    sigma_kink(-uk, k);
   }
   best.evaluations = evaluations;
   return best;

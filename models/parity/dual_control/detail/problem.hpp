@@ -2,7 +2,9 @@
 // The dual-control problem on the device (solver.hpp): parameters, axes, quadrature rule, the
 // expected loss and continuation value at a state and control.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "parity/dual_control/params.hpp"
@@ -27,6 +29,9 @@ struct Problem {
   bool mirror_symmetric;
   grid::Axis<Real, MemorySpace> ax, amu, asg;
   quadrature::DeviceGaussHermite<Real, MemorySpace> gh;
+  // The same rule by decreasing weight, and after each of its nodes the weight of those after it.
+  quadrature::DeviceGaussHermite<Real, MemorySpace> gh_by_weight;
+  Kokkos::View<const Real*, MemorySpace> weight_after;
 
   KOKKOS_INLINE_FUNCTION Real loss(Real x, Real mu, Real S, Real u) const {
     Real const e = alpha + mu * u + gamma * x - xbar;
@@ -68,6 +73,34 @@ struct Problem {
       sum += gh.weights(q) * (c0 + p.t * (c1 - c0));
     }
     return sum;
+  }
+
+  // The objective at a Sigma kink, the u where Sigma' is the Sigma node k: E V is bilinear on that
+  // node's slice. Every interpolated V is at least vmin, so after the quadrature nodes taken so far
+  // (by decreasing weight) the loss plus delta (their sum + vmin times the weight left) bounds the
+  // value from below: false as soon as that reaches `bound` (the value cannot be below it), else
+  // true with the value. Most kinks fail after a few of the heaviest nodes.
+  template <class Values>
+  KOKKOS_INLINE_FUNCTION bool objective_at_sigma_node(Values const& v, Real x, Real mu, Real S, Real u, int k,
+                                                      Real bound, Real& value) const {
+    Real const s = Kokkos::sqrt(u * u * S + sig2);
+    Real const m = alpha + mu * u + gamma * x;
+    Real const gain = S * u / s;
+    Real const l = loss(x, mu, S, u);
+    Real sum = 0;
+    int const n = gh_by_weight.size();
+    for (int q = 0; q < n; ++q) {
+      Real const z = gh_by_weight.nodes(q);
+      auto const p = ax.locate(m + s * z);
+      auto const pm = amu.locate(mu + gain * z);
+      int const i = p.cell, j = pm.cell;
+      Real const c0 = v(i, j, k) + pm.t * (v(i, j + 1, k) - v(i, j, k));
+      Real const c1 = v(i + 1, j, k) + pm.t * (v(i + 1, j + 1, k) - v(i + 1, j, k));
+      sum += gh_by_weight.weights(q) * (c0 + p.t * (c1 - c0));
+      if (l + delta * (sum + weight_after(q) * vmin) >= bound) return false;
+    }
+    value = l + delta * sum;
+    return true;
   }
 
   // V at any state by trilinear interpolation (held constant outside the box).
@@ -126,7 +159,26 @@ Problem<Real, MemorySpace> make_problem(Params const& p) {
     nodes_mirrored = nodes_mirrored && mu_nodes[j] == -mu_nodes[mu_nodes.size() - 1 - j];
   pr.mirror_symmetric = p.ubar == 0 && nodes_mirrored;
   pr.asg = grid::Axis<Real, MemorySpace>("dual_control::Sigma", grid::uniform_nodes(p.sigma_lo, p.sigma_hi, p.nsigma));
-  pr.gh = quadrature::to_device<Real, MemorySpace>(quadrature::gauss_hermite(p.quad_nodes));
+  auto const rule = quadrature::gauss_hermite(p.quad_nodes);
+  pr.gh = quadrature::to_device<Real, MemorySpace>(rule);
+  auto by_weight = rule;
+  std::vector<int> order(rule.nodes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rule.weights[a] > rule.weights[b]; });
+  std::vector<double> after(order.size());
+  double left = 0;  // summed from the lightest node up: the smallest roundings
+  for (std::size_t q = order.size(); q-- > 0;) {
+    by_weight.nodes[q] = rule.nodes[order[q]];
+    by_weight.weights[q] = rule.weights[order[q]];
+    after[q] = left;
+    left += rule.weights[order[q]];
+  }
+  pr.gh_by_weight = quadrature::to_device<Real, MemorySpace>(by_weight);
+  Kokkos::View<Real*, MemorySpace> weight_after("parity::dual_control::weight_after", after.size());
+  auto weight_after_host = Kokkos::create_mirror_view(weight_after);
+  for (std::size_t q = 0; q < after.size(); ++q) weight_after_host(q) = Real(after[q]);
+  Kokkos::deep_copy(weight_after, weight_after_host);
+  pr.weight_after = weight_after;
   return pr;
 }
 
