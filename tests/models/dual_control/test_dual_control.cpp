@@ -462,6 +462,43 @@ TEST(DualControlOptimal, MirrorSymmetryInMu) {
   EXPECT_GT(experimenting_at_zero, 5);
 }
 
+// A Sigma kink's bounded evaluation (its node's slice, the heaviest quadrature nodes first, stopped
+// once it cannot beat the bound) against the host model's full objective at the same u: the same
+// value when nothing stops it, never stopped below the bound, always stopped at or above it.
+TEST(DualControlOptimal, SigmaKinkBoundAgreesWithTheFullObjective) {
+  auto const& o = optimal_run();
+  auto const& p = o.params;
+  auto const& r = o.optimal;
+  auto const host = host_model(p, r, r.V);
+  auto const problem = dc::detail::make_problem<double, Kokkos::HostSpace>(p);
+  dc::detail::Grid3<double, Kokkos::HostSpace> v("v", p.nx, p.nmu, p.nsigma);
+  std::copy(r.V.begin(), r.V.end(), v.data());
+  double const s2 = p.sigma_eps * p.sigma_eps;
+  int checked = 0, stopped_at_state_value = 0;
+  for (int i = 0; i < p.nx; ++i)
+    for (int j = 0; j < p.nmu; ++j)
+      for (int k = 0; k < p.nsigma; ++k)
+        for (int kk = 1; kk < k; ++kk)
+          for (double sign : {1.0, -1.0}) {
+            double const x = r.x[i], mu = r.mu[j], S = r.Sigma[k], Sk = r.Sigma[kk];
+            double const u = sign * std::sqrt(s2 * (S - Sk) / (S * Sk));
+            double const full = host.objective(x, mu, S, u);
+            double value = 0;
+            ASSERT_TRUE(problem.objective_at_sigma_node(v, x, mu, S, u, kk, 1e300, value));
+            EXPECT_NEAR(value, full, 1e-12 * full) << i << " " << j << " " << k << " " << kk;
+            double again = 0;
+            EXPECT_TRUE(problem.objective_at_sigma_node(v, x, mu, S, u, kk, value * (1 + 1e-12), again));
+            EXPECT_EQ(again, value);
+            EXPECT_FALSE(problem.objective_at_sigma_node(v, x, mu, S, u, kk, value, again));
+            // Against the state's value (the best of the search) most candidates stop early.
+            double const best = r.V[index(r, i, j, k)];
+            if (!problem.objective_at_sigma_node(v, x, mu, S, u, kk, best, again)) ++stopped_at_state_value;
+            ++checked;
+          }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(stopped_at_state_value, checked / 2);
+}
+
 TEST(DualControlOptimal, FloatAgreesWithDouble) {
   auto const& o = optimal_run();
   auto const rf = solve(o.params, true);
