@@ -15,7 +15,8 @@
 // called once per component (`Real f(x, k)`, any m up to max_vegas_indexed_components: a
 // parameterised family, the values going straight to device memory).
 //
-// Sums: every cell sums its own samples in index order; the cells' terms are summed by
+// Sums: every cell sums its own samples in chunks of vegas_chunk in index order and its chunks'
+// sums in order (cell_statistics); the cells' terms are summed by
 // fixed_order_column_sums; each histogram term is rounded to a 64-bit fixed point whose unit
 // depends only on the largest term, and the terms are added as integers (exact in any order). So
 // the sums are the same bits for any thread count and any split over ranks.
@@ -48,6 +49,10 @@ inline constexpr int max_vegas_components = 16;
 // Most components of a family called once per component: memory bounds m (evaluations per
 // iteration x m doubles), not the stack.
 inline constexpr int max_vegas_indexed_components = 1 << 16;
+
+// Samples per chunk of a cell's sums: a cell's mean and variance add its chunks' sums in order, each
+// chunk summed in index order by one thread, so a cell holding most samples is not one thread's work.
+inline constexpr std::int64_t vegas_chunk = 64;
 
 // A family called once per component: `Real f(Point<Real> const& x, int k)`.
 template <class F, class Real>
@@ -122,6 +127,8 @@ struct VegasSampler {
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
   Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for cell_terms
+  Kokkos::View<std::int64_t*, Mem> chunk_offsets;  // cells + 1: cell h's chunks of samples
+  Matrix chunk_sums;  // chunks x m: a chunk's sum of f_k J, then of its squared deviations
   VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
   std::int64_t samples = 0;  // offsets(cells): this iteration's samples over all ranks
   // gather_cells' buffers (several ranks only): cells x (2 m + 1), on the device and the host.
@@ -157,6 +164,8 @@ struct VegasSampler {
     block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     allocation = VegasAllocation<ExecutionSpace>(space, cells);
+    chunk_offsets = decltype(chunk_offsets)(alloc("parity::cubature::vegas_chunk_offsets"), cells + 1);
+    chunk_sums = Matrix(alloc("parity::cubature::vegas_chunk_sums"), capacity / vegas_chunk + cells, m);
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
     space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
@@ -252,26 +261,8 @@ struct VegasSampler {
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
     double const volume = 1.0 / double(ncells);
-    // One thread per cell and component (a family's many components run in parallel), then
-    // each cell's sigma from its components' variances in order.
+    cell_statistics(space, c0, c1, volume);
     auto const variance_ = cell_variance;
-    Kokkos::parallel_for(
-        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
-        KOKKOS_LAMBDA(std::int64_t j) {
-          std::int64_t const h = c0 + j / components;
-          int const c = int(j % components);
-          std::int64_t const first = offsets_(h), last = offsets_(h + 1);
-          double const count = double(last - first);
-          double sum = 0;
-          for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
-          double const mean = sum / count;
-          double squares = 0;  // two passes: no cancellation between sum f^2 and n mean^2
-          for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
-          double const var = squares / (count - 1);
-          terms(h, 2 * c) = volume * mean;
-          terms(h, 2 * c + 1) = volume * volume * var / count;
-          variance_(h, c) = var;
-        });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
         KOKKOS_LAMBDA(std::int64_t h) {
@@ -288,6 +279,95 @@ struct VegasSampler {
     }
     out.histogram = histograms(space, seed, iteration, s0, s1, samples, ranks);
     return out;
+  }
+
+  // Chunk t of cell h (chunk_offsets(h) <= t < chunk_offsets(h + 1), h in [c0, c1)): its cell and
+  // samples [first, last).
+  template <class Offsets>
+  KOKKOS_INLINE_FUNCTION static void chunk_samples(Offsets const& offsets_, Offsets const& chunk_offsets_,
+                                                   std::int64_t c0, std::int64_t c1, std::int64_t t, std::int64_t& h,
+                                                   std::int64_t& first, std::int64_t& last) {
+    std::int64_t lo = c0, hi = c1;
+    while (hi - lo > 1) {
+      std::int64_t const mid = (lo + hi) / 2;
+      if (chunk_offsets_(mid) <= t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    h = lo;
+    first = offsets_(h) + (t - chunk_offsets_(h)) * vegas_chunk;
+    last = first + vegas_chunk < offsets_(h + 1) ? first + vegas_chunk : offsets_(h + 1);
+  }
+
+  // Each cell's mean and variance of f_k J (two passes: no cancellation between sum f^2 and n
+  // mean^2) into cell_terms and cell_variance, for the cells [c0, c1). Each pass sums chunks of
+  // vegas_chunk samples (one thread per chunk and component, in index order), then each cell adds
+  // its chunks' sums in order (one thread per cell and component): the same additions on every
+  // backend and thread count, and a cell of one chunk sums exactly as one loop over its samples.
+  void cell_statistics(ExecutionSpace const& space, std::int64_t c0, std::int64_t c1, double volume) {
+    int const components = m;
+    auto const offsets_ = offsets;
+    auto const chunk_offsets_ = chunk_offsets;
+    auto const values_ = values;
+    auto const partial = chunk_sums;
+    auto const terms = cell_terms;
+    auto const variance_ = cell_variance;  // holds the means between the passes
+    std::int64_t chunks = 0;
+    Kokkos::parallel_scan(
+        "parity::cubature::vegas_chunk_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
+        KOKKOS_LAMBDA(std::int64_t h, std::int64_t & sum, bool final) {
+          if (final) chunk_offsets_(h) = sum;
+          sum += (offsets_(h + 1) - offsets_(h) + vegas_chunk - 1) / vegas_chunk;
+          if (final && h + 1 == c1) chunk_offsets_(c1) = sum;
+        },
+        chunks);
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_chunk_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const t = j / components;
+          int const c = int(j % components);
+          std::int64_t h, first, last;
+          chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
+          double sum = 0;
+          for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
+          partial(t, c) = sum;
+        });
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_cell_means", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const h = c0 + j / components;
+          int const c = int(j % components);
+          double sum = 0;
+          for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) sum += partial(t, c);
+          variance_(h, c) = sum / double(offsets_(h + 1) - offsets_(h));
+        });
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_chunk_squares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const t = j / components;
+          int const c = int(j % components);
+          std::int64_t h, first, last;
+          chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
+          double const mean = variance_(h, c);
+          double squares = 0;
+          for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
+          partial(t, c) = squares;
+        });
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
+        KOKKOS_LAMBDA(std::int64_t j) {
+          std::int64_t const h = c0 + j / components;
+          int const c = int(j % components);
+          double const count = double(offsets_(h + 1) - offsets_(h));
+          double squares = 0;
+          for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) squares += partial(t, c);
+          double const mean = variance_(h, c);
+          double const var = squares / (count - 1);
+          terms(h, 2 * c) = volume * mean;
+          terms(h, 2 * c + 1) = volume * volume * var / count;
+          variance_(h, c) = var;
+        });
   }
 
   // Every rank's cell terms and sigmas [c0, c1) into every rank's cell_terms and sigma, in cell order.
@@ -357,26 +437,50 @@ struct VegasSampler {
     if (!std::isfinite(largest)) return std::vector<double>(length, std::numeric_limits<double>::quiet_NaN());
     if (!(largest > 0)) return std::vector<double>(length, 0.0);
     double const scale = std::ldexp(1.0, 62) / (double(samples) * largest);  // fixed-point units per 1
-    // One thread per sample: integer additions are exact in any order, so atomics keep the bits.
+    // Integer additions are exact in any order, so atomics keep the bits. Each team adds its block
+    // of samples into its own copy of two axes' bins in scratch memory, then those into the
+    // histogram: one global atomic per bin and team instead of one per sample and axis.
     auto const histogram_ = histogram;
     Kokkos::deep_copy(space, histogram, std::int64_t(0));
+    using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+    using Bins = Kokkos::View<std::int64_t*, typename ExecutionSpace::scratch_memory_space,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    std::int64_t const per_team = 16384;
+    std::int64_t const teams = std::max<std::int64_t>(1, (s1 - s0 + per_team - 1) / per_team);
+    std::size_t const scratch = Bins::shmem_size(2 * std::size_t(nbins));
+    Team const policy = Team(space, int(teams), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
-        "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
-        KOKKOS_LAMBDA(std::int64_t s) {
-          std::int64_t const h = cell_of_(s);
-          double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
-          std::int64_t const units = std::int64_t(term * scale + 0.5);  // term >= 0: rounds to nearest
+        "parity::cubature::vegas_histogram", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
+          Bins bins_(team.team_scratch(0), 2 * std::size_t(nbins));
+          std::int64_t const first = s0 + std::int64_t(team.league_rank()) * per_team;
+          std::int64_t const last = first + per_team < s1 ? first + per_team : s1;
           for (int k = 0; k < pairs; ++k) {
-            random::Block4 const r = vegas_block(seed, iteration, s, k, pairs);
-            for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
-              int const d = 2 * k + e;
-              int increment;
-              double jacobian = 1;
-              double const u = random::uniform_double(r.v[2 * e], r.v[2 * e + 1]);
-              vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment,
-                               jacobian);
-              Kokkos::atomic_add(&histogram_(std::int64_t(d) * nbins + increment), units);
-            }
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * nbins), [&](int b) { bins_(b) = 0; });
+            team.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](std::int64_t s) {
+              std::int64_t const h = cell_of_(s);
+              double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
+              // To nearest: one rounded product, then round(), the same on every backend (a written
+              // term * scale + 0.5 may be contracted into an fma on some and not on others).
+              std::int64_t const units = std::int64_t(Kokkos::round(term * scale));
+              random::Block4 const r = vegas_block(seed, iteration, s, k, pairs);
+              for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
+                int const d = 2 * k + e;
+                int increment;
+                double jacobian = 1;
+                double const u = random::uniform_double(r.v[2 * e], r.v[2 * e + 1]);
+                vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment,
+                                 jacobian);
+                Kokkos::atomic_add(&bins_(e * nbins + increment), units);
+              }
+            });
+            team.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * nbins), [&](int b) {
+              int const d = 2 * k + b / nbins;
+              if (d < dim && bins_(b) != 0)
+                Kokkos::atomic_add(&histogram_(std::int64_t(d) * nbins + b % nbins), bins_(b));
+            });
+            team.team_barrier();
           }
         });
     std::vector<std::int64_t> counts = copy_out(space, histogram, length);
