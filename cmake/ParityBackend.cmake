@@ -50,3 +50,23 @@ function(parity_backend_target target)
   target_compile_definitions(${target} PRIVATE PARITY_BACKEND_${PARITY_BACKEND_UPPER}=1
                                                PARITY_BACKEND_NAME="${PARITY_BACKEND}")
 endfunction()
+
+# NCCL (optional): CUDA builds with MPI exchange their device arrays between ranks device to
+# device (run::ranks::all_gather_in_place) instead of through host memory. AUTO uses it when
+# found, ON insists, OFF stages through the host.
+set(PARITY_ENABLE_NCCL AUTO CACHE STRING "Exchange device arrays between ranks through NCCL in CUDA builds with MPI: AUTO (when found), ON or OFF")
+set_property(CACHE PARITY_ENABLE_NCCL PROPERTY STRINGS AUTO ON OFF)
+set(PARITY_HAVE_NCCL OFF)
+if(PARITY_BACKEND_UPPER STREQUAL "CUDA" AND PARITY_ENABLE_MPI)
+  if(PARITY_ENABLE_NCCL STREQUAL "AUTO")
+    find_package(NCCL QUIET)
+  elseif(PARITY_ENABLE_NCCL)
+    find_package(NCCL REQUIRED)
+  endif()
+  if(NCCL_FOUND AND PARITY_ENABLE_NCCL)
+    set(PARITY_HAVE_NCCL ON)
+  endif()
+elseif(PARITY_ENABLE_NCCL AND NOT PARITY_ENABLE_NCCL STREQUAL "AUTO")
+  message(FATAL_ERROR "PARITY_ENABLE_NCCL=ON needs the cuda backend and MPI (PARITY_ENABLE_MPI)")
+endif()
+message(STATUS "Device exchanges between ranks: ${PARITY_HAVE_NCCL} (NCCL, PARITY_ENABLE_NCCL=${PARITY_ENABLE_NCCL})")

@@ -41,4 +41,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ParityConfig.cmake.in
                               INSTALL_DESTINATION ${PARITY_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/ParityConfig.cmake ${PROJECT_BINARY_DIR}/ParityConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FindRandom123.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FindNCCL.cmake
         DESTINATION ${PARITY_INSTALL_CMAKEDIR})

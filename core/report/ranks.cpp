@@ -1,5 +1,6 @@
 // The ranks of a run: MPI when built with it (PARITY_WITH_MPI) and started by a launcher, else one
-// rank. See parity/run/ranks.hpp.
+// rank; device arrays exchanged through NCCL when built with it (PARITY_WITH_NCCL, CUDA builds
+// with MPI). See parity/run/ranks.hpp.
 #include "parity/run/ranks.hpp"
 
 #include <algorithm>
@@ -12,6 +13,10 @@
 #if defined(PARITY_WITH_MPI)
 #include <mpi.h>
 #endif
+#if defined(PARITY_WITH_NCCL)
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
 
 namespace parity::run::ranks {
 namespace {
@@ -20,6 +25,10 @@ struct State {
   int rank = 0, size = 1, node_rank = 0;
   bool started = false;  // we called MPI_Init (and so call MPI_Finalize)
   double comm_seconds = 0;
+#if defined(PARITY_WITH_NCCL)
+  ncclComm_t nccl = nullptr;  // set up by the first all_gather_in_place
+  cudaStream_t stream = nullptr;
+#endif
 };
 
 State& state() {
@@ -54,6 +63,38 @@ void check(int code, char const* what) {
 }
 #endif
 
+#if defined(PARITY_WITH_NCCL)
+void check_nccl(ncclResult_t code, char const* what) {
+  if (code != ncclSuccess)
+    throw std::runtime_error(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(code));
+}
+
+void check_cuda(cudaError_t code, char const* what) {
+  if (code != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(code));
+}
+
+// One NCCL communicator over all ranks on the device current on this thread (the one Kokkos
+// initialised), with a stream of its own; rank 0's id reaches the others through MPI.
+void start_nccl() {
+  auto& s = state();
+  if (s.nccl != nullptr) return;
+  ncclUniqueId id{};
+  if (s.rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  check(MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  check_cuda(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check_nccl(ncclCommInitRank(&s.nccl, s.size, id, s.rank), "ncclCommInitRank");
+}
+
+void stop_nccl() noexcept {
+  auto& s = state();
+  if (s.nccl != nullptr) ncclCommDestroy(s.nccl);
+  if (s.stream != nullptr) cudaStreamDestroy(s.stream);
+  s.nccl = nullptr;
+  s.stream = nullptr;
+}
+#endif
+
 }  // namespace
 
 Environment::Environment([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
@@ -78,6 +119,9 @@ Environment::Environment([[maybe_unused]] int& argc, [[maybe_unused]] char**& ar
 Environment::~Environment() {
 #if defined(PARITY_WITH_MPI)
   auto& s = state();
+#if defined(PARITY_WITH_NCCL)
+  stop_nccl();
+#endif
   if (s.started) {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -160,6 +204,51 @@ double min(double value) {
   return value;
 }
 
+bool built_with_nccl() {
+#if defined(PARITY_WITH_NCCL)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void all_gather_in_place([[maybe_unused]] void* data, [[maybe_unused]] std::int64_t n,
+                         [[maybe_unused]] std::size_t element_bytes) {
+  if (size() == 1) return;
+#if defined(PARITY_WITH_NCCL)
+  CommTimer timer;
+  start_nccl();
+  auto& s = state();
+  auto* const bytes = static_cast<char*>(data);
+  std::int64_t const ranks = s.size;
+  if (n % ranks == 0) {  // equal shares: NCCL's all-gather, in place (rank k's share at k * n / ranks)
+    std::size_t const share = std::size_t(n / ranks) * element_bytes;
+    check_nccl(ncclAllGather(bytes + std::size_t(s.rank) * share, bytes, share, ncclUint8, s.nccl, s.stream),
+               "ncclAllGather");
+  } else {  // unequal shares: each rank broadcasts its own, in one group
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (int r = 0; r < s.size; ++r) {
+      std::int64_t const b = n * r / ranks, e = n * (r + 1) / ranks;
+      char* const share = bytes + std::size_t(b) * element_bytes;
+      check_nccl(ncclBroadcast(share, share, std::size_t(e - b) * element_bytes, ncclUint8, r, s.nccl, s.stream),
+                 "ncclBroadcast");
+    }
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+  check_cuda(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+#else
+  throw std::logic_error("ranks::all_gather_in_place: this build has no NCCL (built_with_nccl())");
+#endif
+}
+
+char const* device_exchange() {
+  char const* const chosen = std::getenv("PARITY_EXCHANGE");
+  std::string const value = chosen == nullptr ? "device" : chosen;
+  if (value != "host" && value != "device")
+    throw std::invalid_argument("PARITY_EXCHANGE=" + value + ": must be host or device");
+  return built_with_nccl() && size() > 1 && value == "device" ? "device" : "host";
+}
+
 Communicator communicator() {
   Communicator c;
   c.rank = rank();
@@ -169,6 +258,10 @@ Communicator communicator() {
   c.collectives.sum = [](std::span<std::int64_t> values) { sum(values); };
   c.collectives.max = [](double value) { return max(value); };
   c.collectives.min = [](double value) { return min(value); };
+  if (std::string(device_exchange()) == "device")
+    c.collectives.all_gather_in_place = [](void* data, std::int64_t n, std::size_t element_bytes) {
+      all_gather_in_place(data, n, element_bytes);
+    };
   return c;
 }
 

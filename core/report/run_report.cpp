@@ -75,9 +75,11 @@ nlohmann::json to_json(RunReport const& r) {
       {"count", gathered ? r.rank_communication_seconds.size() : std::size_t(1)},
       {"phase_seconds", rank_phases},
       {"communication_seconds", gathered ? r.rank_communication_seconds : std::vector<double>{0.0}},
+      {"device_exchange", run::ranks::device_exchange()},
       {"what",
        "wall seconds of each phase on each rank (rank order); communication: time inside the "
-       "collectives between ranks (host memory), also counted in the phase it happens in; since the process started"}};
+       "collectives between ranks, also counted in the phase it happens in; since the process started; "
+       "device_exchange: device arrays exchanged device to device (NCCL) or through host memory"}};
   return {{"schema", run_report_schema},
           {"parity",
            {{"version", build.parity_version},

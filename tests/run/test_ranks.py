@@ -134,11 +134,12 @@ NETWORK_CASES = {
 }
 
 
-def run(args, ranks=None, timeout=120):
+def run(args, ranks=None, timeout=120, env=None):
     cmd = [EXE, "--threads", "1", *args]
     if ranks is not None:
         cmd = [MPIEXEC, NUMPROC_FLAG, str(ranks), *PREFLAGS, *cmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=dict(ENV, **(env or {})),
+                          stdin=subprocess.DEVNULL)
 
 
 class Ranks(unittest.TestCase):
@@ -191,6 +192,30 @@ class Ranks(unittest.TestCase):
                 if RANKS == 1:
                     self.assertEqual(comm, [0.0])
                 self.assertEqual(out.stdout.count(CASES[case][0] + ":"), 1, out.stdout)
+
+    def test_dual_control_exchanges_agree(self):
+        """V travels between the ranks through host memory (PARITY_EXCHANGE=host) or, in CUDA builds
+        with NCCL, device to device (the default there): both give one rank's bits, and the report
+        names the exchange used."""
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            args = [*CASES["dual-control"], "-q"]
+            plain = run([*args, "--output", str(d / "plain")])
+            self.assertEqual(plain.returncode, 0, plain.stdout + plain.stderr)
+            for exchange in ("host", "device"):
+                r = run([*args, "--json", str(d / f"{exchange}.json"), "--output", str(d / exchange)], RANKS,
+                        env={"PARITY_EXCHANGE": exchange})
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                used = json.loads((d / f"{exchange}.json").read_text())["ranks"]["device_exchange"]
+                self.assertIn(used, ("host", exchange))
+                if exchange == "host" or RANKS == 1:
+                    self.assertEqual(used, "host")
+                for name in ("V.npy", "u.npy"):
+                    self.assertEqual((d / exchange / name).read_bytes(), (d / "plain" / name).read_bytes(),
+                                     f"{exchange} {name}")
+            bad = run(args, RANKS, env={"PARITY_EXCHANGE": "gpu"})
+            self.assertNotEqual(bad.returncode, 0)
+            self.assertIn("PARITY_EXCHANGE=gpu", bad.stderr)
 
     def test_network_bit_identical(self):
         probe = run(["network-kuramoto", "-N", "16", "--steps", "1", "-q"])

@@ -4,8 +4,11 @@
 // hook is needed. With several ranks the hooks carry the exchange: the executables fill them from
 // MPI (run::ranks::communicator(), parity/run/ranks.hpp); a library user, or a test that runs its
 // ranks as threads of one process, may fill its own. Every rank calls the collectives in the same
-// order. Host memory only: the MPI of the GPU machines is not CUDA-aware.
+// order. The collectives move host memory (the MPI of the GPU machines is not CUDA-aware), except
+// all_gather_in_place, which moves the memory an engine computes in (device memory on a GPU: NCCL
+// in CUDA builds with it) where a hook for it is given.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -27,6 +30,10 @@ struct Communicator {
     // values[i] = their sum over the ranks (integers: exact in any order)
     std::function<void(std::span<std::int64_t> values)> sum;
     std::function<double(double)> max, min;
+    // Optional. data holds n elements of element_bytes each, in the memory the engine computes in;
+    // rank k's share [begin(n, k), begin(n, k + 1)) is copied from rank k into every other rank's
+    // data, byte for byte. The caller has finished writing its share (fenced) before the call.
+    std::function<void(void* data, std::int64_t n, std::size_t element_bytes)> all_gather_in_place;
   };
 
   int rank = 0, size = 1;
@@ -60,6 +67,12 @@ struct Communicator {
     if (several()) hook(collectives.sum, "sum")(values);
   }
   double max(double value) const { return several() ? hook(collectives.max, "max")(value) : value; }
+  // Whether all_gather_in_place can be called: several ranks and a hook for it. Without one an
+  // engine stages its shares through host memory and all_gather.
+  bool gathers_in_place() const { return several() && bool(collectives.all_gather_in_place); }
+  void all_gather_in_place(void* data, std::int64_t n, std::size_t element_bytes) const {
+    if (several()) hook(collectives.all_gather_in_place, "all_gather_in_place")(data, n, element_bytes);
+  }
   double min(double value) const { return several() ? hook(collectives.min, "min")(value) : value; }
 
  private:

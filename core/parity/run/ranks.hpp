@@ -3,9 +3,11 @@
 // the executable is not started by mpirun, there is one rank and every call is a cheap no-op; the
 // collectives are then identities. Defined in core/report/ranks.cpp (host compiler only).
 //
-// Collectives move host memory only: the MPI of the GPU machines is not CUDA-aware, so callers
-// copy device results to the host first. Every collective must be called by all ranks in the same
+// Collectives move host memory: the MPI of the GPU machines is not CUDA-aware, so callers copy
+// device results to the host first. The exception is all_gather_in_place, device to device through
+// NCCL in CUDA builds with it (built_with_nccl()). Every collective must be called by all ranks in the same
 // order. Time spent inside them is accumulated (communication_seconds) for the run report.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -40,6 +42,18 @@ double max(double value);
 double min(double value);
 // Seconds spent in the collectives above so far (0 with one rank).
 double communication_seconds();
+
+// Whether this build exchanges device memory between ranks through NCCL (a CUDA build with it).
+bool built_with_nccl();
+// Communicator::Collectives::all_gather_in_place through NCCL, for device memory. Its first call
+// sets NCCL up on the device this rank runs on (a collective like the others). Only where
+// built_with_nccl(); elsewhere it throws std::logic_error.
+void all_gather_in_place(void* data, std::int64_t n, std::size_t element_bytes);
+// How communicator() lets the engines exchange their device arrays: "device" (all_gather_in_place
+// through NCCL) where built_with_nccl() and there are several ranks, unless the environment sets
+// PARITY_EXCHANGE=host; else "host" (staged through host memory and MPI). Any other value of
+// PARITY_EXCHANGE than host or device is refused (std::invalid_argument).
+char const* device_exchange();
 
 // This process's rank and size with the collectives above, for the distributed engines: what the
 // executables pass them. One rank without a launcher.

@@ -119,4 +119,28 @@ TEST(Communicator, RefusesBadRanksAndMissingHooks) {
   EXPECT_THROW(c.max(1.0), std::logic_error);
 }
 
+// The in-place gather of an engine's own memory is optional: one rank needs nothing, several ranks
+// use it only where a hook is given (NCCL in CUDA builds) and stage through all_gather otherwise.
+TEST(Communicator, InPlaceGatherOnlyWithAHook) {
+  Communicator c;
+  double data[4] = {1, 2, 3, 4};
+  EXPECT_FALSE(c.gathers_in_place());
+  EXPECT_NO_THROW(c.all_gather_in_place(data, 4, sizeof(double)));  // one rank: nothing to do
+  EXPECT_EQ(data[3], 4);
+  c.rank = 1, c.size = 2;
+  EXPECT_FALSE(c.gathers_in_place());
+  EXPECT_THROW(c.all_gather_in_place(data, 4, sizeof(double)), std::logic_error);
+  std::int64_t seen_n = 0;
+  std::size_t seen_bytes = 0;
+  c.collectives.all_gather_in_place = [&](void* d, std::int64_t n, std::size_t element_bytes) {
+    seen_n = n, seen_bytes = element_bytes;
+    static_cast<double*>(d)[0] = -1;  // rank 0's share arrives
+  };
+  EXPECT_TRUE(c.gathers_in_place());
+  c.all_gather_in_place(data, 4, sizeof(double));
+  EXPECT_EQ(seen_n, 4);
+  EXPECT_EQ(seen_bytes, sizeof(double));
+  EXPECT_EQ(data[0], -1);
+}
+
 }  // namespace parity_test_communicator

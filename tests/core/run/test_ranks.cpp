@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -53,6 +54,20 @@ TEST(Ranks, ProcessCommunicatorIsOneRank) {
   c.collectives.sum(counts);
   EXPECT_EQ(counts, (std::vector<std::int64_t>{5, -2}));
   EXPECT_EQ(c.collectives.min(-7.5), -7.5);
+}
+
+// One rank never exchanges device memory; PARITY_EXCHANGE chooses between host and device
+// exchanges on several ranks and refuses anything else.
+TEST(Ranks, OneRankHasNoDeviceExchange) {
+  EXPECT_STREQ(ranks::device_exchange(), "host");
+  EXPECT_FALSE(ranks::communicator().collectives.all_gather_in_place);
+  double data[2] = {1, 2};
+  EXPECT_NO_THROW(ranks::all_gather_in_place(data, 2, sizeof(double)));
+  ::setenv("PARITY_EXCHANGE", "device", 1);
+  EXPECT_STREQ(ranks::device_exchange(), "host");
+  ::setenv("PARITY_EXCHANGE", "gpu", 1);
+  EXPECT_THROW(ranks::device_exchange(), std::invalid_argument);
+  ::unsetenv("PARITY_EXCHANGE");
 }
 
 TEST(Ranks, AllGatherRefusesAWrongOutputSize) {

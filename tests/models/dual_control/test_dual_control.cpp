@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -899,4 +901,51 @@ TEST(DualControlGolden, AcceleratedSameResultsOnEveryBackend) {
     EXPECT_NEAR(r.u[g.n], g.u, 1e-4) << g.n;
   }
 }
+// ---------------------------------------------------------------- the slabs' exchange
+// gather_slabs as rank 1 of 2, rank 0's slab arriving through either exchange: staged through the
+// host (all_gather) or in place in the grid's own memory (the hook NCCL fills in CUDA builds). Both
+// leave the same grid: rank 0's slab, then this rank's own.
+template <class Real>
+std::vector<Real> gathered_as_rank_one(bool in_place) {
+  dc::detail::Grid3<Real, MemSpace> g("parity::test::dual_control::slabs", 3, 2, 2);  // 12 points
+  long const n = long(g.size());
+  parity::run::Communicator ranks;
+  ranks.rank = 1, ranks.size = 2;
+  long const p0 = ranks.first(n);  // 6: rank 0 holds [0, 6)
+  Kokkos::parallel_for(
+      "parity::test::dual_control::own_slab", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
+        for (long p = p0; p < n; ++p) g.data()[p] = Real(0.25) * Real(p + 1);
+      });
+  auto rank0 = [](long p) { return -Real(1.5) * Real(p + 1); };
+  if (in_place) {
+    ranks.collectives.all_gather_in_place = [&](void* data, std::int64_t count, std::size_t bytes) {
+      EXPECT_EQ(count, n);
+      EXPECT_EQ(bytes, sizeof(Real));
+      Kokkos::View<Real*, Kokkos::HostSpace> theirs("parity::test::dual_control::rank0", std::size_t(p0));
+      for (long p = 0; p < p0; ++p) theirs(p) = rank0(p);
+      Kokkos::View<Real*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> mine(static_cast<Real*>(data),
+                                                                                  std::size_t(p0));
+      Kokkos::deep_copy(mine, theirs);
+    };
+  } else {
+    ranks.collectives.all_gather = [&](std::span<double const> mine, std::span<double> all) {
+      EXPECT_EQ(long(mine.size()), n - p0);
+      for (long p = 0; p < p0; ++p) all[std::size_t(p)] = double(rank0(p));
+      std::copy(mine.begin(), mine.end(), all.begin() + p0);
+    };
+  }
+  dc::detail::SlabBuffers<Real> buffers(ranks, n);
+  EXPECT_EQ(buffers.grid.size(), in_place ? 0u : std::size_t(n));  // no host copy of the grid in place
+  dc::detail::gather_slabs(ExecSpace(), ranks, g, buffers);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g);
+  std::vector<Real> out(h.data(), h.data() + h.size());
+  for (long p = 0; p < n; ++p) EXPECT_EQ(out[std::size_t(p)], p < p0 ? rank0(p) : Real(0.25) * Real(p + 1)) << p;
+  return out;
+}
+
+TEST(DualControlRanks, SlabsGatherTheSameInPlaceAndThroughTheHost) {
+  EXPECT_EQ(gathered_as_rank_one<double>(true), gathered_as_rank_one<double>(false));
+  EXPECT_EQ(gathered_as_rank_one<float>(true), gathered_as_rank_one<float>(false));
+}
+
 }  // namespace parity_test_dual_control

@@ -22,13 +22,14 @@ struct SweepStats {
   long evaluations;  // objective evaluations (each NGH trilinear gathers of 8 values)
 };
 
-// gather_slabs' host buffers (this rank's slab, the grid; doubles in float), sized once per solve.
+// gather_slabs' host buffers (this rank's slab, the grid; doubles in float), sized once per solve;
+// none where the ranks gather in place.
 template <class Real>
 struct SlabBuffers {
   Kokkos::View<Real*, Kokkos::HostSpace> slab, grid;
   std::vector<double> slab_values, grid_values;  // float only
   SlabBuffers(run::Communicator const& ranks, long n) {
-    if (!ranks.several()) return;
+    if (!ranks.several() || ranks.gathers_in_place()) return;
     slab = decltype(slab)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::dual_control::slab_host"),
                           std::size_t(ranks.last(n) - ranks.first(n)));
     grid = decltype(grid)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::dual_control::slabs_host"),
@@ -38,13 +39,20 @@ struct SlabBuffers {
 };
 
 // Every rank's slab [ranks.first(n), ranks.last(n)) of g (n points, contiguous in memory order)
-// copied into g on every rank through host memory (the GPU machines' MPI is not CUDA-aware): one
-// copy of the slab out, the all-gather, one copy of the grid back. Float travels as double (exact).
+// copied into g on every rank. Where the ranks gather in place (NCCL on CUDA) the slabs move
+// device to device; else through host memory (the GPU machines' MPI is not CUDA-aware): one copy
+// of the slab out, the all-gather, one copy of the grid back, float travelling as double (exact).
+// Either way g holds the same bits on every rank.
 template <class ExecutionSpace, class Real, class MemorySpace>
 void gather_slabs(ExecutionSpace const& space, run::Communicator const& ranks, Grid3<Real, MemorySpace> const& g,
                   SlabBuffers<Real>& b) {
   if (!ranks.several()) return;
   long const n = long(g.size()), p0 = ranks.first(n), p1 = ranks.last(n);
+  if (ranks.gathers_in_place()) {
+    space.fence("parity::dual_control::slab_written");
+    ranks.all_gather_in_place(g.data(), n, sizeof(Real));
+    return;
+  }
   Kokkos::View<Real*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const flat(g.data(), std::size_t(n));
   Kokkos::deep_copy(space, b.slab, Kokkos::subview(flat, Kokkos::pair<long, long>(p0, p1)));
   space.fence("parity::dual_control::slab_to_host");
