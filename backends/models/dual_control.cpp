@@ -14,6 +14,7 @@ Result run(Params const& params, Precision precision, run::Progress& progress, r
     options.progress = &progress;
     options.phases = &phases;
     options.ranks = run::ranks::communicator();
+    if (options.ranks.gathers_in_place()) run::ranks::start_device_exchange();  // untimed, before the solve
     options.store = file_store(params, sizeof(Real) == sizeof(float) ? "float" : "double");
     return solve<backend::ExecutionSpace, Real>(space, params, options);
   });

@@ -241,6 +241,12 @@ void all_gather_in_place([[maybe_unused]] void* data, [[maybe_unused]] std::int6
 #endif
 }
 
+void start_device_exchange() {
+#if defined(PARITY_WITH_NCCL)
+  if (std::string(device_exchange()) == "device") start_nccl();
+#endif
+}
+
 char const* device_exchange() {
   char const* const chosen = std::getenv("PARITY_EXCHANGE");
   std::string const value = chosen == nullptr ? "device" : chosen;

@@ -49,6 +49,9 @@ bool built_with_nccl();
 // sets NCCL up on the device this rank runs on (a collective like the others). Only where
 // built_with_nccl(); elsewhere it throws std::logic_error.
 void all_gather_in_place(void* data, std::int64_t n, std::size_t element_bytes);
+// Sets NCCL up now where device_exchange() is "device" (a collective; nothing otherwise), so that
+// its one-time cost (tenths of a second) lands before the phases that time a solve.
+void start_device_exchange();
 // How communicator() lets the engines exchange their device arrays: "device" (all_gather_in_place
 // through NCCL) where built_with_nccl() and there are several ranks, unless the environment sets
 // PARITY_EXCHANGE=host; else "host" (staged through host memory and MPI). Any other value of
