@@ -313,19 +313,21 @@ struct VegasSampler {
     auto const partial = chunk_sums;
     auto const terms = cell_terms;
     auto const variance_ = cell_variance;  // holds the means between the passes
-    std::int64_t chunks = 0;
     Kokkos::parallel_scan(
         "parity::cubature::vegas_chunk_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
         KOKKOS_LAMBDA(std::int64_t h, std::int64_t & sum, bool final) {
           if (final) chunk_offsets_(h) = sum;
           sum += (offsets_(h + 1) - offsets_(h) + vegas_chunk - 1) / vegas_chunk;
           if (final && h + 1 == c1) chunk_offsets_(c1) = sum;
-        },
-        chunks);
+        });
+    // The chunk count stays on the device: the chunk kernels run over a bound of it (every cell's
+    // last chunk may be partial) and the threads past chunk_offsets(c1) return.
+    std::int64_t const chunks = samples / vegas_chunk + (c1 - c0);
     Kokkos::parallel_for(
         "parity::cubature::vegas_chunk_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
         KOKKOS_LAMBDA(std::int64_t j) {
           std::int64_t const t = j / components;
+          if (t >= chunk_offsets_(c1)) return;
           int const c = int(j % components);
           std::int64_t h, first, last;
           chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
@@ -346,6 +348,7 @@ struct VegasSampler {
         "parity::cubature::vegas_chunk_squares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
         KOKKOS_LAMBDA(std::int64_t j) {
           std::int64_t const t = j / components;
+          if (t >= chunk_offsets_(c1)) return;
           int const c = int(j % components);
           std::int64_t h, first, last;
           chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
@@ -445,7 +448,12 @@ struct VegasSampler {
     using Team = Kokkos::TeamPolicy<ExecutionSpace>;
     using Bins = Kokkos::View<std::int64_t*, typename ExecutionSpace::scratch_memory_space,
                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    std::int64_t const per_team = 16384;
+    // Enough teams to fill the device (about one per 128 of its threads; four per thread on a host),
+    // each of 1,024 to 16,384 samples: fewer leave a GPU idle at 1e6 samples, more add flushes.
+    // The sums are exact, so the split does not change them.
+    bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
+    std::int64_t const fill = std::max<std::int64_t>(1, host ? 4 * space.concurrency() : space.concurrency() / 128);
+    std::int64_t const per_team = std::clamp<std::int64_t>((s1 - s0 + fill - 1) / fill, 1024, 16384);
     std::int64_t const teams = std::max<std::int64_t>(1, (s1 - s0 + per_team - 1) / per_team);
     std::size_t const scratch = Bins::shmem_size(2 * std::size_t(nbins));
     Team const policy = Team(space, int(teams), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch));
