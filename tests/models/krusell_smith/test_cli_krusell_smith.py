@@ -137,7 +137,9 @@ class KrusellSmithCli(CliTestCase):
                 self.assert_bad_input(parity(*args), message)
 
     def test_memory_refusal_names_what_dominates(self):
-        r = parity("--grid", "100000,10000", "--agents", "32", timeout=30)
+        # The largest grid (128 GB) with a smaller panel (5e8 agents, 79 GB): more than a GPU of up
+        # to 192 GB holds, or a host without one, however much memory the host has.
+        r = parity("--grid", "100000,10000", "--agents", "500000000", timeout=30)
         self.assert_bad_input(r, "krusell-smith --grid 100000,10000 (NK x NKbar = 1e+09 policy nodes) needs about")
         self.assertNotIn("--agents", r.stderr)
 
