@@ -168,6 +168,7 @@ nlohmann::json vegas_parameters_json(Params const& p) {
             {"alpha", o.alpha},
             {"beta", o.beta},
             {"min_q", o.min_q},
+            {"restarts", o.restarts},
             {"algorithm",
              "VEGAS+ (Lepage 2021): adaptive separable map and adaptive stratified sampling, Philox "
              "random numbers, inverse-variance weighted average of the iterations after adaptation"}});
@@ -197,6 +198,7 @@ nlohmann::json vegas_result_json(Params const& p, VegasRunResult const& r) {
             {"error_meaning", "one standard deviation"},
             {"chi2_per_dof", x.chi2_per_dof},
             {"dof", x.dof},
+            {"restarts", x.restarts},
             {"q", x.q},
             {"chi2_consistent", x.chi2_consistent},
             {"tolerance", x.tolerance},
@@ -344,6 +346,12 @@ class Command final : public cli::Command {
                        "--method vegas: first iterations that only adapt the map and stratification (their "
                        "estimates are discarded)")
             ->transform(cli::count<int>(0, 1000))
+            ->capture_default_str(),
+        sub.add_option("--restarts", v.restarts,
+                       "--method vegas: times the kept iterations may meet the tolerance while disagreeing "
+                       "(chi^2 Q < 0.05) and be dropped as adaptation, the average starting again (0: stop "
+                       "and report not_converged)")
+            ->transform(cli::count<int>(0, 100))
             ->capture_default_str()};
   }
 
@@ -775,7 +783,7 @@ class Command final : public cli::Command {
   Params params_;
   CLI::App* app_ = nullptr;
   std::string method_ = "deterministic";
-  std::vector<CLI::Option*> vegas_only_;  // --seed, --evals-per-iteration, --adaptation-iterations
+  std::vector<CLI::Option*> vegas_only_;  // --seed, --evals-per-iteration, --adaptation-iterations, --restarts
   std::string lower_text_ = "0", upper_text_ = "1", a_text_, u_text_ = "0.5";
   CLI::Option* rel_tol_option_ = nullptr;
   CLI::Option* rule_option_ = nullptr;

@@ -12,7 +12,8 @@
 // stratification cell (proportional to sigma_h^beta). The first adaptation_iterations estimates
 // are discarded; the later ones are combined by their inverse-variance weighted average with
 // chi^2/dof and its Q. It stops when the combined one-standard-deviation error meets
-// max(tau_abs, tau_rel |I|) with at least two estimates combined (converged), when the next
+// max(tau_abs, tau_rel |I|) with at least two estimates combined (converged; where they disagree,
+// Q < min_q, up to options.restarts times they are dropped as adaptation first), when the next
 // iteration would pass max_evaluations (budget_exhausted), or on a NaN or infinite estimate
 // (integrand_not_finite). chi2_consistent is false when Q < min_q: the iterations disagree
 // (the map was still moving, or f has a feature the samples rarely see), so `error` is not to be

@@ -27,6 +27,9 @@ struct VegasOptions : run::SolveOptions {
   double alpha = 0.5;  // default 0.5: damping exponent of the map's adaptation (0: the map stays uniform)
   double beta = 0.75;  // default 0.75: samples per stratification cell follow sigma_h^beta (0: even)
   double min_q = 0.05;  // default 0.05: below this Q of chi^2 the iterations disagree (chi2_consistent false)
+  // default 3: times the kept estimates may meet the tolerance while disagreeing (Q < min_q) and be
+  // dropped, as adaptation, for the average to start again (0: such a run stops, chi2_consistent false)
+  int restarts = 3;
 };
 
 // Why the run stopped. converged: error <= max(tau_abs, tau_rel |I|) with at least two estimates
@@ -63,7 +66,8 @@ struct VegasResult {
   VegasStatus status = VegasStatus::budget_exhausted;
   std::int64_t evaluations = 0;  // integrand evaluations in all, adaptation included
   int iterations = 0;  // all iterations, adaptation included
-  int kept_iterations = 0;
+  int kept_iterations = 0;  // combined into integral: after the adaptation and the last restart
+  int restarts = 0;  // times the kept estimates met the tolerance but disagreed and were dropped
   int bins = 0;  // map increments per axis used
   std::int64_t strata = 0;  // stratification cells (hypercubes of y-space)
   double tolerance = 0.0;  // max(tau_abs, tau_rel |I|) at the end
@@ -94,6 +98,7 @@ inline void validate_vegas(std::vector<double> const& lower, std::vector<double>
           "evaluations per iteration = " +
               std::to_string((opt.adaptation_iterations + 1) * opt.evaluations_per_iteration) + ")");
   require(opt.bins >= 1 && opt.bins <= 100'000, "bins must be in [1, 100000]");
+  require(opt.restarts >= 0 && opt.restarts <= 100, "restarts must be in [0, 100]");
   require(std::isfinite(opt.alpha) && opt.alpha >= 0 && opt.alpha <= 2, "alpha must be in [0, 2]");
   require(std::isfinite(opt.beta) && opt.beta >= 0 && opt.beta <= 1, "beta must be in [0, 1]");
   require(std::isfinite(opt.min_q) && opt.min_q >= 0 && opt.min_q < 1, "min Q must be in [0, 1)");

@@ -205,6 +205,7 @@ class CubatureCli(CliTestCase):
         self.assertLessEqual(abs(res["estimate"] - res["exact"]), 5 * res["error"])
         self.assertLessEqual(res["error"], 2e-3 * abs(res["estimate"]))
         self.assertEqual(res["iterations"], len(res["iteration_estimates"]))
+        self.assertEqual(res["restarts"], 0)  # converged with agreeing iterations: never restarted
         self.assertEqual(res["kept_iterations"], res["iterations"] - 5)  # the default 5 adaptation iterations
         self.assertLessEqual(res["evaluations"], 20000 * res["iterations"])
         self.assertGreaterEqual(res["chi2_per_dof"], 0)
@@ -225,6 +226,32 @@ class CubatureCli(CliTestCase):
         _, other = self.vegas(*args, "--seed", "2")
         self.assertNotEqual(one["results"]["estimate"], other["results"]["estimate"])
 
+    def test_vegas_restarts_when_kept_iterations_disagree(self):
+        # A narrow 5-D Gaussian: the map takes more than the 5 adaptation iterations to find the
+        # peak, so the first kept estimates meet the tolerance but disagree (chi^2 Q < 0.05). With
+        # --restarts 0 the run says so and stops; by default they are dropped and the average starts
+        # again, converging with agreeing iterations and an estimate near the closed form.
+        args = ("--integrand", "gaussian", "--dim", "5", "--a", "40", "--u", "0.5", "--evals-per-iteration", "5e4",
+                "--rel-tol", "3e-3")
+        r0, none = self.vegas(*args, "--restarts", "0")
+        self.assertEqual(r0.returncode, 3, r0.stdout + r0.stderr)
+        self.assertEqual(none["status"], "not_converged")
+        self.assertLess(none["results"]["q"], 0.05)
+        self.assertEqual(none["results"]["restarts"], 0)
+        r, doc = self.vegas(*args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = doc["results"]
+        self.assertEqual(doc["parameters"]["restarts"], 3)
+        self.assertEqual(doc["status"], "converged")
+        self.assertGreaterEqual(res["restarts"], 1)
+        self.assertGreaterEqual(res["q"], 0.05)
+        self.assertLessEqual(res["error"], 3e-3 * abs(res["estimate"]))
+        self.assertLessEqual(abs(res["estimate"] - res["exact"]), 4 * res["error"])
+        # The dropped iterations count as adaptation: fewer kept than after the 5 alone, and the run
+        # went on past the iterations of the run without restarts.
+        self.assertLess(res["kept_iterations"], res["iterations"] - 5)
+        self.assertGreater(res["iterations"], none["results"]["iterations"])
+
     def test_vegas_bad_input(self):
         for args, message in ((("--mode", "paper"), "--mode applies to --method deterministic only"),
                               (("--team-size", "1"), "--team-size applies to --method deterministic only"),
@@ -233,12 +260,13 @@ class CubatureCli(CliTestCase):
                               (("--dim", "33"), "--dim: 33 is out of range: must be in [1, 32]"),
                               (("--evals-per-iteration", "8"), "--evals-per-iteration: 8 is out of range"),
                               (("--adaptation-iterations", "-1"), "--adaptation-iterations"),
+                              (("--restarts", "101"), "--restarts: 101 is out of range"),
                               (("--max-evals", "1e5"), "--max-evals 100000: below (--adaptation-iterations + 1)"),
                               (("--rel-tol", "0"), "--rel-tol and --abs-tol are both 0"),
                               (("--integrand", "f1", "--a", "2"), "--a: f1")):
             self.assert_bad_input(self.vegas(*args)[0], message)
         self.assert_bad_input(parity("cubature", "--method", "monte-carlo"), "--method")
-        for option in ("--seed", "--evals-per-iteration", "--adaptation-iterations"):
+        for option in ("--seed", "--evals-per-iteration", "--adaptation-iterations", "--restarts"):
             value = "1e5" if option == "--evals-per-iteration" else "3"
             self.assert_bad_input(parity("cubature", option, value, "--quiet"),
                                   option + " applies to --method vegas only")

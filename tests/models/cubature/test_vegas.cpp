@@ -158,10 +158,47 @@ TEST(CubatureVegas, GenzFamiliesInHighDimensions) {
     EXPECT_GT(r.error, 0) << name;
     EXPECT_LE(r.evaluations, o.max_evaluations);
     EXPECT_EQ(r.iterations, int(r.history.size()));
-    EXPECT_EQ(r.kept_iterations, r.iterations - o.adaptation_iterations);
+    int adapting = 0;
+    for (auto const& step : r.history) adapting += step.adaptation ? 1 : 0;
+    EXPECT_EQ(r.kept_iterations, r.iterations - adapting) << name;
+    if (r.restarts == 0) EXPECT_EQ(adapting, o.adaptation_iterations) << name;
+    EXPECT_GE(adapting, o.adaptation_iterations + r.restarts * 2) << name;  // a restart drops at least 2
     std::cout << name << ": I = " << r.integral << " +- " << r.error << " (exact " << exact << "), " << r.evaluations
               << " evaluations, " << r.iterations << " iterations, chi2/dof " << r.chi2_per_dof << "\n";
   }
+}
+
+TEST(CubatureVegas, RestartsWhenKeptIterationsDisagree) {
+  // A narrow 5-D Gaussian: the map needs more than the 5 adaptation iterations to find the peak,
+  // so the first kept estimates meet the tolerance while disagreeing. Without restarts the run
+  // stops with chi2_consistent false; with them the disagreeing estimates become adaptation and the
+  // average over the later ones agrees and holds the closed form.
+  cub::VegasOptions o;
+  o.evaluations_per_iteration = 50'000;
+  o.max_evaluations = 20'000'000;
+  o.restarts = 0;
+  auto const stopped = genz(Family::gaussian, 5, 40.0, 3e-3, o);
+  EXPECT_EQ(stopped.status, cub::VegasStatus::converged);  // the tolerance is met ...
+  EXPECT_FALSE(stopped.chi2_consistent);  // ... by estimates that disagree
+  EXPECT_EQ(stopped.restarts, 0);
+  o.restarts = 3;
+  auto const r = genz(Family::gaussian, 5, 40.0, 3e-3, o);
+  double const exact = genz_exact(Family::gaussian, 5, 40.0);
+  EXPECT_EQ(r.status, cub::VegasStatus::converged);
+  EXPECT_TRUE(r.chi2_consistent) << "Q " << r.q;
+  EXPECT_GE(r.restarts, 1);
+  EXPECT_LE(r.restarts, 3);
+  EXPECT_LE(r.error, 3e-3 * std::abs(r.integral));
+  EXPECT_LE(std::abs(r.integral - exact), 4 * r.error) << r.integral << " vs " << exact;
+  // The run is the same up to the first stop: the restart drops those kept estimates and goes on.
+  ASSERT_GT(r.iterations, stopped.iterations);
+  for (int i = 0; i < stopped.iterations; ++i) {
+    EXPECT_TRUE(same_bits(r.history[i].estimate, stopped.history[i].estimate)) << i;
+    EXPECT_TRUE(r.history[i].adaptation) << i;
+  }
+  int kept = 0;
+  for (auto const& step : r.history) kept += step.adaptation ? 0 : 1;
+  EXPECT_EQ(kept, r.kept_iterations);
 }
 
 TEST(CubatureVegas, ErrorCoverageOverSeeds) {
@@ -331,6 +368,9 @@ TEST(CubatureVegas, BudgetNonFiniteAndBadInput) {
   bad = o;
   bad.max_evaluations = 5 * o.evaluations_per_iteration;
   refused(lo, hi, bad, "max evaluations must pay for the adaptation iterations");
+  bad = o;
+  bad.restarts = -1;
+  refused(lo, hi, bad, "restarts must be in [0, 100]");
   bad = o;
   bad.beta = 1.5;
   refused(lo, hi, bad, "beta");

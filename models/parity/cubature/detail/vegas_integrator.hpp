@@ -63,7 +63,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   };
   VegasStatus status = VegasStatus::budget_exhausted;
   std::int64_t evaluations = 0;
-  int iterations = 0;
+  int iterations = 0, restarts = 0;
   for (int iteration = 0;; ++iteration) {
     // The samples per cell stay on the device (vegas_allocation.hpp): even at first, then
     // following the last iteration's sigma^beta.
@@ -106,6 +106,21 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
                             kept ? "estimate " + std::to_string(combined[0].mean) : "adapting",
                             long(opt.max_evaluations / per_iteration), kept ? tolerance(combined[0].mean) : -1.0});
     }
+    bool consistent = true;
+    for (int c = 0; c < m; ++c) consistent = consistent && combined[c].q >= opt.min_q;
+    if (met && !consistent && restarts < opt.restarts) {
+      // The kept estimates meet the tolerance but disagree: the early ones were taken while the map
+      // still moved (a narrow peak takes many iterations to find). They become adaptation and the
+      // average starts again on the map as it is now. A run whose estimates agree never restarts.
+      ++restarts;
+      for (int c = 0; c < m; ++c) {
+        for (auto& step : r[c].history) step.adaptation = true;
+        kept_estimates[c].clear();
+        kept_errors[c].clear();
+        combined[c] = {};
+      }
+      continue;
+    }
     if (met) {
       status = VegasStatus::converged;
       break;
@@ -118,6 +133,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     x.evaluations = evaluations;
     x.iterations = iterations;
     x.kept_iterations = int(kept_estimates[c].size());
+    x.restarts = restarts;
     if (status != VegasStatus::integrand_not_finite) {
       x.integral = combined[c].mean;
       x.error = combined[c].error;
