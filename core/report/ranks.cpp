@@ -63,6 +63,12 @@ void check(int code, char const* what) {
 }
 #endif
 
+// PARITY_EXCHANGE as set (device where unset): host, device, or a value to refuse.
+std::string chosen_exchange() {
+  char const* const value = std::getenv("PARITY_EXCHANGE");
+  return value == nullptr ? "device" : value;
+}
+
 #if defined(PARITY_WITH_NCCL)
 void check_nccl(ncclResult_t code, char const* what) {
   if (code != ncclSuccess)
@@ -248,14 +254,13 @@ void start_device_exchange() {
 }
 
 char const* device_exchange() {
-  char const* const chosen = std::getenv("PARITY_EXCHANGE");
-  std::string const value = chosen == nullptr ? "device" : chosen;
-  if (value != "host" && value != "device")
-    throw std::invalid_argument("PARITY_EXCHANGE=" + value + ": must be host or device");
-  return built_with_nccl() && size() > 1 && value == "device" ? "device" : "host";
+  std::string const chosen = chosen_exchange();
+  return built_with_nccl() && size() > 1 && chosen == "device" ? "device" : "host";
 }
 
 Communicator communicator() {
+  if (std::string const chosen = chosen_exchange(); chosen != "host" && chosen != "device")
+    throw std::invalid_argument("PARITY_EXCHANGE=" + chosen + ": must be host or device");
   Communicator c;
   c.rank = rank();
   c.size = size();

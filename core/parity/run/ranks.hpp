@@ -4,9 +4,10 @@
 // collectives are then identities. Defined in core/report/ranks.cpp (host compiler only).
 //
 // Collectives move host memory: the MPI of the GPU machines is not CUDA-aware, so callers copy
-// device results to the host first. The exception is all_gather_in_place, device to device through
-// NCCL in CUDA builds with it (built_with_nccl()). Every collective must be called by all ranks in the same
-// order. Time spent inside them is accumulated (communication_seconds) for the run report.
+// device results to the host first. The exception is all_gather_in_place, device to device
+// through NCCL in CUDA builds with it (built_with_nccl()). Every collective must be called by all
+// ranks in the same order. Time spent inside them is accumulated (communication_seconds) for the
+// run report.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -54,12 +55,12 @@ void all_gather_in_place(void* data, std::int64_t n, std::size_t element_bytes);
 void start_device_exchange();
 // How communicator() lets the engines exchange their device arrays: "device" (all_gather_in_place
 // through NCCL) where built_with_nccl() and there are several ranks, unless the environment sets
-// PARITY_EXCHANGE=host; else "host" (staged through host memory and MPI). Any other value of
-// PARITY_EXCHANGE than host or device is refused (std::invalid_argument).
+// PARITY_EXCHANGE=host; else "host" (staged through host memory and MPI).
 char const* device_exchange();
 
 // This process's rank and size with the collectives above, for the distributed engines: what the
-// executables pass them. One rank without a launcher.
+// executables pass them. One rank without a launcher. A PARITY_EXCHANGE other than host or device
+// is refused here (std::invalid_argument), before an engine starts.
 Communicator communicator();
 
 }  // namespace parity::run::ranks

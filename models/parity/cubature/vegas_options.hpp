@@ -28,7 +28,8 @@ struct VegasOptions : run::SolveOptions {
   double beta = 0.75;  // default 0.75: samples per stratification cell follow sigma_h^beta (0: even)
   double min_q = 0.05;  // default 0.05: below this Q of chi^2 the iterations disagree (chi2_consistent false)
   // default 3: times the kept estimates may meet the tolerance while disagreeing (Q < min_q) and be
-  // dropped, as adaptation, for the average to start again (0: such a run stops, chi2_consistent false)
+  // dropped, as adaptation, for the average to start again, while two more iterations fit in
+  // max_evaluations (0: such a run stops, chi2_consistent false)
   int restarts = 3;
 };
 

@@ -199,6 +199,14 @@ TEST(CubatureVegas, RestartsWhenKeptIterationsDisagree) {
   int kept = 0;
   for (auto const& step : r.history) kept += step.adaptation ? 0 : 1;
   EXPECT_EQ(kept, r.kept_iterations);
+  // Where fewer than two more iterations fit in the budget, the run stops as without restarts
+  // rather than drop every estimate it has.
+  o.max_evaluations = stopped.evaluations + o.evaluations_per_iteration;
+  auto const tight = genz(Family::gaussian, 5, 40.0, 3e-3, o);
+  EXPECT_EQ(tight.restarts, 0);
+  EXPECT_TRUE(same_bits(tight.integral, stopped.integral));
+  EXPECT_TRUE(same_bits(tight.error, stopped.error));
+  EXPECT_FALSE(tight.chi2_consistent);
 }
 
 TEST(CubatureVegas, ErrorCoverageOverSeeds) {

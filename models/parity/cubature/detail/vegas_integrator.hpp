@@ -108,7 +108,9 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     }
     bool consistent = true;
     for (int c = 0; c < m; ++c) consistent = consistent && combined[c].q >= opt.min_q;
-    if (met && !consistent && restarts < opt.restarts) {
+    // Two more iterations at least, or a restart could end with no estimate kept.
+    bool const room = opt.max_evaluations - evaluations >= 2 * per_iteration;
+    if (met && !consistent && room && restarts < opt.restarts) {
       // The kept estimates meet the tolerance but disagree: the early ones were taken while the map
       // still moved (a narrow peak takes many iterations to find). They become adaptation and the
       // average starts again on the map as it is now. A run whose estimates agree never restarts.
