@@ -3,6 +3,8 @@
 // with MPI). See parity/run/ranks.hpp.
 #include "parity/run/ranks.hpp"
 
+#include "parity/run/errors.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -260,7 +262,7 @@ char const* device_exchange() {
 
 Communicator communicator() {
   if (std::string const chosen = chosen_exchange(); chosen != "host" && chosen != "device")
-    throw std::invalid_argument("PARITY_EXCHANGE=" + chosen + ": must be host or device");
+    throw InvalidInput("PARITY_EXCHANGE=" + chosen + ": must be host or device");
   Communicator c;
   c.rank = rank();
   c.size = size();

@@ -60,7 +60,7 @@ char const* device_exchange();
 
 // This process's rank and size with the collectives above, for the distributed engines: what the
 // executables pass them. One rank without a launcher. A PARITY_EXCHANGE other than host or device
-// is refused here (std::invalid_argument), before an engine starts.
+// is refused here (InvalidInput, exit status 2 in the executables), before an engine starts.
 Communicator communicator();
 
 }  // namespace parity::run::ranks

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "parity/run/errors.hpp"
 #include "parity/run/ranks.hpp"
 
 namespace parity_test_ranks {
@@ -68,7 +69,7 @@ TEST(Ranks, OneRankHasNoDeviceExchange) {
   EXPECT_STREQ(ranks::device_exchange(), "host");
   ::setenv("PARITY_EXCHANGE", "gpu", 1);
   EXPECT_STREQ(ranks::device_exchange(), "host");  // a report may still name it ...
-  EXPECT_THROW(ranks::communicator(), std::invalid_argument);  // ... but no engine starts with it
+  EXPECT_THROW(ranks::communicator(), parity::InvalidInput);  // ... but no engine starts with it
   ::unsetenv("PARITY_EXCHANGE");
   EXPECT_NO_THROW(ranks::communicator());
 }
