@@ -281,23 +281,41 @@ struct VegasSampler {
     return out;
   }
 
-  // Chunk t of cell h (chunk_offsets(h) <= t < chunk_offsets(h + 1), h in [c0, c1)): its cell and
-  // samples [first, last).
+  // What thread j of a chunk kernel works on (one thread per chunk t and component c, launched
+  // over a bound of the chunk count): chunk t of cell h (chunk_offsets(h) <= t < chunk_offsets(h +
+  // 1), h in [c0, c1)), its samples [first, last); `valid` false past the cells' last chunk.
+  struct Chunk {
+    bool valid;
+    std::int64_t t, h, first, last;
+    int c;
+  };
   template <class Offsets>
-  KOKKOS_INLINE_FUNCTION static void chunk_samples(Offsets const& offsets_, Offsets const& chunk_offsets_,
-                                                   std::int64_t c0, std::int64_t c1, std::int64_t t, std::int64_t& h,
-                                                   std::int64_t& first, std::int64_t& last) {
+  KOKKOS_INLINE_FUNCTION static Chunk chunk_of(Offsets const& offsets_, Offsets const& chunk_offsets_, std::int64_t c0,
+                                               std::int64_t c1, std::int64_t j, int components) {
+    Chunk k{false, j / components, c0, 0, 0, int(j % components)};
+    if (k.t >= chunk_offsets_(c1)) return k;
     std::int64_t lo = c0, hi = c1;
     while (hi - lo > 1) {
       std::int64_t const mid = (lo + hi) / 2;
-      if (chunk_offsets_(mid) <= t)
+      if (chunk_offsets_(mid) <= k.t)
         lo = mid;
       else
         hi = mid;
     }
-    h = lo;
-    first = offsets_(h) + (t - chunk_offsets_(h)) * vegas_chunk;
-    last = first + vegas_chunk < offsets_(h + 1) ? first + vegas_chunk : offsets_(h + 1);
+    k.valid = true;
+    k.h = lo;
+    k.first = offsets_(lo) + (k.t - chunk_offsets_(lo)) * vegas_chunk;
+    k.last = k.first + vegas_chunk < offsets_(lo + 1) ? k.first + vegas_chunk : offsets_(lo + 1);
+    return k;
+  }
+
+  // Cell h's chunk sums of component c, added in chunk order.
+  template <class Offsets, class Partial>
+  KOKKOS_INLINE_FUNCTION static double cell_sum(Offsets const& chunk_offsets_, Partial const& partial, std::int64_t h,
+                                                int c) {
+    double sum = 0;
+    for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) sum += partial(t, c);
+    return sum;
   }
 
   // Each cell's mean and variance of f_k J (two passes: no cancellation between sum f^2 and n
@@ -326,36 +344,29 @@ struct VegasSampler {
     Kokkos::parallel_for(
         "parity::cubature::vegas_chunk_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
         KOKKOS_LAMBDA(std::int64_t j) {
-          std::int64_t const t = j / components;
-          if (t >= chunk_offsets_(c1)) return;
-          int const c = int(j % components);
-          std::int64_t h, first, last;
-          chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
+          Chunk const k = chunk_of(offsets_, chunk_offsets_, c0, c1, j, components);
+          if (!k.valid) return;
           double sum = 0;
-          for (std::int64_t s = first; s < last; ++s) sum += values_(s, c);
-          partial(t, c) = sum;
+          for (std::int64_t s = k.first; s < k.last; ++s) sum += values_(s, k.c);
+          partial(k.t, k.c) = sum;
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cell_means", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
         KOKKOS_LAMBDA(std::int64_t j) {
           std::int64_t const h = c0 + j / components;
           int const c = int(j % components);
-          double sum = 0;
-          for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) sum += partial(t, c);
-          variance_(h, c) = sum / double(offsets_(h + 1) - offsets_(h));
+          variance_(h, c) = cell_sum(chunk_offsets_, partial, h, c) / double(offsets_(h + 1) - offsets_(h));
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_chunk_squares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
         KOKKOS_LAMBDA(std::int64_t j) {
-          std::int64_t const t = j / components;
-          if (t >= chunk_offsets_(c1)) return;
-          int const c = int(j % components);
-          std::int64_t h, first, last;
-          chunk_samples(offsets_, chunk_offsets_, c0, c1, t, h, first, last);
-          double const mean = variance_(h, c);
+          Chunk const k = chunk_of(offsets_, chunk_offsets_, c0, c1, j, components);
+          if (!k.valid) return;
+          double const mean = variance_(k.h, k.c);
           double squares = 0;
-          for (std::int64_t s = first; s < last; ++s) squares += (values_(s, c) - mean) * (values_(s, c) - mean);
-          partial(t, c) = squares;
+          for (std::int64_t s = k.first; s < k.last; ++s)
+            squares += (values_(s, k.c) - mean) * (values_(s, k.c) - mean);
+          partial(k.t, k.c) = squares;
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
@@ -363,8 +374,7 @@ struct VegasSampler {
           std::int64_t const h = c0 + j / components;
           int const c = int(j % components);
           double const count = double(offsets_(h + 1) - offsets_(h));
-          double squares = 0;
-          for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) squares += partial(t, c);
+          double const squares = cell_sum(chunk_offsets_, partial, h, c);
           double const mean = variance_(h, c);
           double const var = squares / (count - 1);
           terms(h, 2 * c) = volume * mean;
