@@ -13,7 +13,8 @@
 //
 // Across ranks (run::Communicator): the points, in memory order, are cut into contiguous slabs, one per
 // rank. A sweep updates this rank's slab only (reading all of V_old), then the slabs of V (and u)
-// are all-gathered through host memory, so every rank holds the whole grid for the next sweep;
+// are all-gathered (device to device through NCCL where the build has it, else through host
+// memory), so every rank holds the whole grid for the next sweep;
 // the sweep statistics are global maxima, minima and integer sums. Every point's value depends only
 // on V_old, and max, min and integer sums are exact in any order, so V, u and the iteration
 // history are bit-identical to a one-rank run for any rank count.
