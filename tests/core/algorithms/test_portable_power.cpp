@@ -1,6 +1,6 @@
-// algorithms::portable_pow: close to long double std::pow over the normal range and for several
-// exponents, evaluated in a kernel on the test backend; the same bits on the host; the special
-// values as std::pow gives them.
+// algorithms::portable_pow and portable_log: close to long double std::pow and std::log over the
+// normal range (pow for several exponents), evaluated in a kernel on the test backend; the same
+// bits on the host; the special values as std::pow and std::log give them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,6 +96,55 @@ TEST(PortablePower, SpecialValuesAsPow) {
     }
   EXPECT_EQ(alg::portable_pow(1.0, 0.75), 1.0);
   EXPECT_EQ(alg::portable_pow(4.0, 0.5), 2.0);
+}
+
+// ln x for every x, computed in a kernel.
+std::vector<double> logs_on_device(std::vector<double> const& xs) {
+  Kokkos::View<double*, MemSpace> x("parity::test::x", xs.size()), out("parity::test::log", xs.size());
+  auto xh = Kokkos::create_mirror_view(x);
+  for (std::size_t i = 0; i < xs.size(); ++i) xh(i) = xs[i];
+  Kokkos::deep_copy(x, xh);
+  Kokkos::parallel_for(
+      "parity::test::portable_log", Kokkos::RangePolicy<ExecSpace>(0, xs.size()),
+      KOKKOS_LAMBDA(std::size_t k) { out(k) = alg::portable_log(x(k)); });
+  auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return std::vector<double>(oh.data(), oh.data() + xs.size());
+}
+
+TEST(PortableLog, CloseToLogOverTheWholeRange) {
+  // Log-uniform x over the normal range, subnormals, and x next to 1 (where ln x is near 0 and a
+  // relative error shows most), next to powers of two and to sqrt(1/2), sqrt(2).
+  std::vector<double> xs;
+  parity::random::PhiloxStream<double> rng(12, 0);
+  for (int i = 0; i < 200000; ++i) xs.push_back(std::pow(10.0, 616 * rng.uniform() - 308));
+  for (int i = 0; i < 20000; ++i) xs.push_back(1 + (rng.uniform() - 0.5) * 1e-3);
+  for (double x : {1.0, 2.0, 0.5, 4.0, std::sqrt(0.5), std::sqrt(2.0), std::numeric_limits<double>::min(),
+                   std::numeric_limits<double>::max(), 1e-310, std::numeric_limits<double>::denorm_min()})
+    for (double v : {x, std::nextafter(x, 0.0), std::nextafter(x, 2 * x)})
+      if (std::isfinite(v) && v > 0) xs.push_back(v);
+  auto const got = logs_on_device(xs);
+  double worst = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    long double const exact = std::log((long double)xs[i]);
+    if (exact == 0) {
+      EXPECT_EQ(got[i], 0.0);
+      continue;
+    }
+    double const relative = double(std::fabs(((long double)got[i] - exact) / exact));
+    worst = std::max(worst, relative);
+    ASSERT_LE(relative, 5e-16) << "x = " << xs[i];
+    ASSERT_TRUE(same_bits(got[i], alg::portable_log(xs[i])));
+  }
+  std::ostringstream worst_text;
+  worst_text << worst;
+  RecordProperty("worst_relative_error", worst_text.str());
+  double const inf = std::numeric_limits<double>::infinity();
+  auto const special = logs_on_device({0.0, -0.0, inf, -1.0, std::numeric_limits<double>::quiet_NaN()});
+  EXPECT_EQ(special[0], -inf);
+  EXPECT_EQ(special[1], -inf);
+  EXPECT_EQ(special[2], inf);
+  EXPECT_TRUE(std::isnan(special[3]));
+  EXPECT_TRUE(std::isnan(special[4]));
 }
 
 }  // namespace parity_test_portable_power

@@ -1,7 +1,7 @@
 #pragma once
-// VEGAS+'s iterations: sample with the current map and allocation (vegas_sampling.hpp), adapt
-// both (vegas_map.hpp), combine the kept estimates (vegas_statistics.hpp) and stop on the
-// tolerance or the budget.
+// VEGAS+'s iterations: sample with the current map and allocation, adapt both on the device
+// (vegas_sampling.hpp, vegas_map.hpp), combine the kept estimates (vegas_statistics.hpp) and stop
+// on the tolerance or the budget.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -34,7 +34,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   int const bins = int(std::clamp<std::int64_t>(per_iteration / 10, 1, opt.bins));
   std::vector<int> const strata = strata_per_axis(n, per_iteration);
   VegasSampler<ExecutionSpace> sampler(space, n, bins, m, strata, per_iteration);
-  std::vector<double> edges = uniform_map(lower, upper, bins);
+  sampler.set_map(space, uniform_map(lower, upper, bins));
 
   VegasResult shared;
   shared.bins = bins;
@@ -69,8 +69,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
     // following the last iteration's sigma^beta.
     std::int64_t const samples = sampler.allocate(space, iteration == 0, opt.beta);
     if (evaluations + samples > opt.max_evaluations) break;
-    auto const sums =
-        sampler.template iterate<Real>(space, f, opt.seed, iteration, edges, component_weights, opt.ranks);
+    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, component_weights, opt.ranks);
     evaluations += samples;
     ++iterations;
     bool const adaptation = iteration < opt.adaptation_iterations;
@@ -94,9 +93,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
       break;
     }
     // The map and the allocation keep adapting while the estimates are combined (Lepage's default).
-    for (int d = 0; d < n; ++d)
-      adapt_axis(edges.data() + std::size_t(d) * (bins + 1), sums.histogram.data() + std::size_t(d) * bins, bins,
-                 opt.alpha);
+    if (sums.adaptable) sampler.adapt(space, sums.scale, opt.alpha);
     if (adaptation) reweigh(sums.estimate);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);

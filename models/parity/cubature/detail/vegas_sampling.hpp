@@ -1,8 +1,9 @@
 #pragma once
 // One VEGAS+ iteration on the device: the samples (one thread each), the per-cell mean and
-// variance, and the per-axis histograms of (f J)^2 that adapt the map (vegas_map.hpp). The cells'
-// sigma and the samples per cell (vegas_allocation.hpp) stay on the device: per iteration only the
-// edges, the histograms and a few scalars cross to and from the host.
+// variance, the per-axis histograms of (f J)^2 and the map's adaptation to them (vegas_map.hpp).
+// The map, the histograms, the cells' sigma and the samples per cell (vegas_allocation.hpp) stay
+// on the device: per iteration only a few scalars cross to and from the host (and, on several
+// ranks, the histograms' integers and the cells' sums).
 //
 // Random numbers: Philox keyed by the seed, with the iteration as the stream and sample s's axes
 // d, d + 1 in counter block s ceil(n / 2) + d / 2, so a sample's point depends only on (seed,
@@ -37,6 +38,7 @@
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/detail/vegas_allocation.hpp"
+#include "parity/cubature/detail/vegas_map.hpp"
 #include "parity/cubature/rule.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/communicator.hpp"
@@ -114,7 +116,8 @@ struct VegasSampler {
 
   int n = 0, bins = 0, m = 1;  // dimension, increments per axis, components
   std::int64_t cells = 0, capacity = 0;
-  Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges;  // n x (bins + 1)
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges, next_edges;  // n x (bins + 1): the map, adapt's output
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> map_histogram, map_weights;  // n x bins: adapt's work
   Kokkos::View<int*, Mem> strata;  // per axis
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
@@ -150,6 +153,9 @@ struct VegasSampler {
       return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
     };
     edges = decltype(edges)(alloc("parity::cubature::vegas_edges"), n, bins + 1);
+    next_edges = decltype(edges)(alloc("parity::cubature::vegas_next_edges"), n, bins + 1);
+    map_histogram = decltype(map_histogram)(alloc("parity::cubature::vegas_map_histogram"), n, bins);
+    map_weights = decltype(map_weights)(alloc("parity::cubature::vegas_map_weights"), n, bins);
     strata = decltype(strata)(alloc("parity::cubature::vegas_strata"), n);
     stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
@@ -187,8 +193,27 @@ struct VegasSampler {
 
   struct Sums {
     std::vector<double> estimate, variance;  // per component
-    std::vector<double> histogram;  // n bins, axis-major
+    // Whether the histograms can adapt the map (their terms finite and not all zero), and their
+    // unit: a bin's weight is its integer / scale.
+    bool adaptable = false;
+    double scale = 0;
   };
+
+  // The map's edges (n x (bins + 1), axis-major) to the device, and back.
+  void set_map(ExecutionSpace const& space, std::vector<double> const& edges_host) {
+    Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> from(
+        edges_host.data(), n, bins + 1);
+    Kokkos::deep_copy(space, edges, from);
+    space.fence("parity::cubature::vegas_set_map");
+  }
+  std::vector<double> map(ExecutionSpace const& space) const {
+    std::vector<double> out(std::size_t(n) * (bins + 1));
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(
+        out.data(), n, bins + 1);
+    Kokkos::deep_copy(space, to, edges);
+    space.fence("parity::cubature::vegas_map");
+    return out;
+  }
 
   // The next iteration's samples per cell, into offsets on the device: an even share (the first
   // iteration) or following sigma^beta of the last iteration's cells. Returns the samples.
@@ -207,16 +232,13 @@ struct VegasSampler {
     return value;
   }
 
-  // One iteration with the given map (host edges), the allocation of the last allocate and the
-  // given component weights: evaluates this rank's samples and returns the iteration's estimate
-  // and variance and the histograms (the same on every rank); leaves each cell's sigma in sigma.
+  // One iteration with the map on the device, the allocation of the last allocate and the given
+  // component weights: evaluates this rank's samples and returns the iteration's estimate and
+  // variance (the same on every rank); leaves each cell's sigma in sigma and the histograms, summed
+  // over the ranks, in histogram, for adapt.
   template <class Real, class F>
   Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
-               std::vector<double> const& edges_host, std::vector<double> const& weights_host,
-               run::Communicator const& ranks = {}) {
-    Kokkos::View<double const**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
-        edges_view(edges_host.data(), n, bins + 1);
-    Kokkos::deep_copy(space, edges, edges_view);
+               std::vector<double> const& weights_host, run::Communicator const& ranks = {}) {
     copy_in(space, weight, weights_host);
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
@@ -277,7 +299,8 @@ struct VegasSampler {
       out.estimate.push_back(totals[2 * c]);
       out.variance.push_back(totals[2 * c + 1]);
     }
-    out.histogram = histograms(space, seed, iteration, s0, s1, samples, ranks);
+    out.scale = histograms(space, seed, iteration, s0, s1, samples, ranks);
+    out.adaptable = out.scale > 0;
     return out;
   }
 
@@ -423,8 +446,10 @@ struct VegasSampler {
   // in cell h). Each term is rounded to a multiple of a unit set by the largest term t over all
   // ranks, u = samples t / 2^62, so that no bin's integer sum can overflow; the rounding (below
   // 2^-63 of the largest possible bin per term) is far below the sampling noise the map adapts to.
-  std::vector<double> histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0,
-                                 std::int64_t s1, std::int64_t samples, run::Communicator const& ranks) {
+  // Returns the unit's inverse, the scale (0 where the terms are all zero or one is not finite:
+  // then the map stays as it is, and histogram is not written).
+  double histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0, std::int64_t s1,
+                    std::int64_t samples, run::Communicator const& ranks) {
     int const dim = n, nbins = bins, pairs = (n + 1) / 2;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
@@ -445,10 +470,8 @@ struct VegasSampler {
         Kokkos::Max<double>(largest));
     largest = ranks.max(largest);
     std::size_t const length = std::size_t(dim) * std::size_t(nbins);
-    // A non-finite term leaves the map as it is (adapt_axis skips a non-finite histogram); all-zero
-    // terms give a zero histogram.
-    if (!std::isfinite(largest)) return std::vector<double>(length, std::numeric_limits<double>::quiet_NaN());
-    if (!(largest > 0)) return std::vector<double>(length, 0.0);
+    // A non-finite term, or all-zero terms, leave the map as it is.
+    if (!std::isfinite(largest) || !(largest > 0)) return 0.0;
     double const scale = std::ldexp(1.0, 62) / (double(samples) * largest);  // fixed-point units per 1
     // Integer additions are exact in any order, so atomics keep the bits. Each team adds its block
     // of samples into its own copy of two axes' bins in scratch memory, then those into the
@@ -501,11 +524,56 @@ struct VegasSampler {
             team.team_barrier();
           }
         });
-    std::vector<std::int64_t> counts = copy_out(space, histogram, length);
-    ranks.sum(counts);
-    std::vector<double> out(length);
-    for (std::size_t i = 0; i < length; ++i) out[i] = double(counts[i]) / scale;
-    return out;
+    if (ranks.several()) {
+      std::vector<std::int64_t> counts = copy_out(space, histogram, length);
+      ranks.sum(counts);
+      copy_in(space, histogram, counts);
+      space.fence("parity::cubature::vegas_histogram_in");  // counts goes out of scope
+    }
+    return scale;
+  }
+
+  // Adapts the map to the histograms of the last iterate (bin weights integer / scale): one team
+  // per axis, adapt_axis's element functions in the same order (the smoothing and damping spread
+  // over the team's threads, each sum and the placement of the edges in one thread), so the same
+  // edges as adapt_axis on the host.
+  void adapt(ExecutionSpace const& space, double scale, double alpha) {
+    if (bins < 2 || alpha == 0 || !(scale > 0)) return;
+    int const nbins = bins;
+    auto const histogram_ = histogram;
+    auto const values = map_histogram;
+    auto const weights = map_weights;
+    auto const old = edges;
+    auto const next = next_edges;
+    using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_adapt_map", Team(space, n, Kokkos::AUTO),
+        KOKKOS_LAMBDA(typename Team::member_type const& team) {
+          int const d = team.league_rank();
+          double* const h = &values(d, 0);
+          double* const r = &weights(d, 0);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins),
+                               [&](int i) { h[i] = double(histogram_(std::int64_t(d) * nbins + i)) / scale; });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins), [&](int i) { r[i] = smoothed_bin(h, i, nbins); });
+          team.team_barrier();
+          double total = 0;
+          Kokkos::single(
+              Kokkos::PerTeam(team), [&](double& sum) { sum = sum_in_order(r, nbins); }, total);
+          bool const usable = total > 0 && Kokkos::isfinite(total);
+          if (usable)
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins),
+                                 [&](int i) { r[i] = damped_share(r[i] / total, alpha); });
+          team.team_barrier();
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            double const damped_total = usable ? sum_in_order(r, nbins) : 0.0;
+            if (damped_total > 0)
+              place_edges(r, damped_total, &old(d, 0), &next(d, 0), nbins);
+            else
+              for (int k = 0; k <= nbins; ++k) next(d, k) = old(d, k);  // the axis stays as it is
+          });
+        });
+    std::swap(edges, next_edges);
   }
 };
 
