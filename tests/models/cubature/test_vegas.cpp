@@ -132,47 +132,57 @@ TEST(CubatureVegas, MapAdaptation) {
   EXPECT_EQ(offsets, (std::vector<std::int64_t>{0, 2, 2 + 2 + 23, 27 + 2 + 70}));
 }
 
+// The map of a sampler adapted on the device against adapt_axis on the host, over two rounds from
+// the same integer histograms (unit 1 / scale).
+void expect_device_map_as_host(int n, int bins, double alpha, std::vector<std::int64_t> const& counts, double scale,
+                               std::vector<double> const& lower, std::vector<double> const& upper) {
+  cub::detail::VegasSampler<ExecSpace> sampler(ExecSpace(), n, bins, 1, std::vector<int>(n, 1), 1000);
+  auto const start = cub::detail::uniform_map(lower, upper, bins);
+  sampler.set_map(ExecSpace(), start);
+  auto mirror = Kokkos::create_mirror_view(sampler.histogram);
+  for (std::size_t i = 0; i < counts.size(); ++i) mirror(i) = counts[i];
+  Kokkos::deep_copy(sampler.histogram, mirror);
+  auto expected = start;
+  std::vector<double> histogram(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) histogram[i] = double(counts[i]) / scale;
+  for (int round = 0; round < 2; ++round) {
+    sampler.adapt(ExecSpace(), scale, alpha);
+    for (int d = 0; d < n; ++d)
+      cub::detail::adapt_axis(expected.data() + std::size_t(d) * (bins + 1), histogram.data() + std::size_t(d) * bins,
+                              bins, alpha);
+    auto const got = sampler.map(ExecSpace());
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_TRUE(same_bits(got[i], expected[i]))
+          << bins << " bins, alpha " << alpha << ", round " << round << ", edge " << i;
+  }
+  for (int d = 0; d < n; ++d) {
+    bool const moved = !std::equal(expected.begin() + d * (bins + 1), expected.begin() + (d + 1) * (bins + 1),
+                                   start.begin() + d * (bins + 1));
+    bool const empty =
+        std::all_of(counts.begin() + d * bins, counts.begin() + (d + 1) * bins, [](std::int64_t c) { return c == 0; });
+    EXPECT_EQ(moved, !empty) << bins << " bins, axis " << d;
+  }
+}
+
 TEST(CubatureVegas, MapAdaptsOnTheDeviceAsTheHostReference) {
   // The sampler adapts its map on the device, one team per axis; adapt_axis is the host reference:
-  // the same edges bit for bit, for alpha below and above 1, over two rounds (the second from the
-  // first's edges). Each axis's histogram differs (one all zero: that axis stays as it is), so a
-  // mixed-up axis shows; the map must move.
-  int const n = 5, bins = 300;
+  // the same edges bit for bit, for alpha below and above 1, with more increments than the sums'
+  // blocks and fewer (empty blocks). Each axis's histogram differs (one all zero: that axis stays
+  // as it is), so a mixed-up axis shows; the others must move.
+  int const n = 5;
   std::vector<double> lower(n), upper(n);
-  std::vector<std::int64_t> counts(std::size_t(n) * bins);
   for (int d = 0; d < n; ++d) {
     lower[d] = -d;
     upper[d] = 1.0 + d * d;
-    for (int i = 0; i < bins; ++i)
-      counts[std::size_t(d) * bins + i] =
-          d == 3 ? 0 : std::int64_t(1e12 * std::exp(-0.02 * (d + 1) * i)) + 1000 * (i % (d + 2));
   }
-  double const scale = 3.0e9;
-  for (double alpha : {0.5, 1.5}) {
-    cub::detail::VegasSampler<ExecSpace> sampler(ExecSpace(), n, bins, 1, std::vector<int>(n, 1), 1000);
-    auto const start = cub::detail::uniform_map(lower, upper, bins);
-    sampler.set_map(ExecSpace(), start);
-    auto mirror = Kokkos::create_mirror_view(sampler.histogram);
-    for (std::size_t i = 0; i < counts.size(); ++i) mirror(i) = counts[i];
-    Kokkos::deep_copy(sampler.histogram, mirror);
-    auto expected = start;
-    std::vector<double> histogram(counts.size());
-    for (std::size_t i = 0; i < counts.size(); ++i) histogram[i] = double(counts[i]) / scale;
-    for (int round = 0; round < 2; ++round) {
-      sampler.adapt(ExecSpace(), scale, alpha);
-      for (int d = 0; d < n; ++d)
-        cub::detail::adapt_axis(expected.data() + std::size_t(d) * (bins + 1), histogram.data() + std::size_t(d) * bins,
-                                bins, alpha);
-      auto const got = sampler.map(ExecSpace());
-      ASSERT_EQ(got.size(), expected.size());
-      for (std::size_t i = 0; i < got.size(); ++i)
-        ASSERT_TRUE(same_bits(got[i], expected[i])) << "alpha " << alpha << ", round " << round << ", edge " << i;
-    }
-    for (int d = 0; d < n; ++d) {
-      bool const moved = !std::equal(expected.begin() + d * (bins + 1), expected.begin() + (d + 1) * (bins + 1),
-                                     start.begin() + d * (bins + 1));
-      EXPECT_EQ(moved, d != 3) << "axis " << d;
-    }
+  for (int bins : {300, 50}) {
+    std::vector<std::int64_t> counts(std::size_t(n) * bins);
+    for (int d = 0; d < n; ++d)
+      for (int i = 0; i < bins; ++i)
+        counts[std::size_t(d) * bins + i] =
+            d == 3 ? 0 : std::int64_t(1e12 * std::exp(-0.02 * (d + 1) * i)) + 1000 * (i % (d + 2));
+    for (double alpha : {0.5, 1.5}) expect_device_map_as_host(n, bins, alpha, counts, 3.0e9, lower, upper);
   }
 }
 

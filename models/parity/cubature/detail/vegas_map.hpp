@@ -52,47 +52,67 @@ KOKKOS_INLINE_FUNCTION double damped_share(double share, double alpha) {
   return alpha <= 1 ? algorithms::portable_pow(q, alpha) : q * algorithms::portable_pow(q, alpha - 1);
 }
 
-// values[0] + ... + values[n - 1], left to right.
-KOKKOS_INLINE_FUNCTION double sum_in_order(double const* values, int n) {
+// An axis's increments are summed in map_blocks contiguous blocks, [block_begin(b), block_begin(b +
+// 1)), each in index order, then the blocks' sums in order: a fixed order a team adds in
+// parallel, independent of the team's size.
+inline constexpr int map_blocks = 128;
+KOKKOS_INLINE_FUNCTION int block_begin(int bins, int b) { return int(std::int64_t(bins) * b / map_blocks); }
+KOKKOS_INLINE_FUNCTION double block_sum(double const* values, int bins, int b) {
   double sum = 0;
-  for (int i = 0; i < n; ++i) sum += values[i];
+  for (int i = block_begin(bins, b); i < block_begin(bins, b + 1); ++i) sum += values[i];
   return sum;
 }
+// Block b's prefix sums: prefix[i] for i in the block, from `start` (the sum of the earlier
+// blocks' sums, in order); prefix[bins] is the total, set by the caller.
+KOKKOS_INLINE_FUNCTION void block_prefix(double const* values, double* prefix, int bins, int b, double start) {
+  int const first = block_begin(bins, b), end = block_begin(bins, b + 1);
+  if (first < end) prefix[first] = start;
+  for (int i = first; i + 1 < end; ++i) prefix[i + 1] = prefix[i] + values[i];
+}
 
-// New edges (bins + 1) from the old ones and the damped weights r of the old increments (total
-// `total` > 0): every new increment holds the same share of the weight, linear within the old
-// increments. Rounding must not reorder the edges.
-KOKKOS_INLINE_FUNCTION void place_edges(double const* r, double total, double const* old, double* edges, int bins) {
-  double const per_bin = total / bins;
-  double before = 0;  // damped weight of the old increments left of i
-  int i = 0;
-  edges[0] = old[0];
-  edges[bins] = old[bins];
-  for (int k = 1; k < bins; ++k) {
-    double const target = k * per_bin;
-    while (i < bins - 1 && before + r[i] < target) before += r[i++];
-    double t = r[i] > 0 ? (target - before) / r[i] : 0.0;
-    t = t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
-    edges[k] = Kokkos::fma(t, old[i + 1] - old[i], old[i]);
+// Edge k (0 < k < bins) of the adapted map: the first old increment i whose weight reaches the
+// target k total / bins (prefix[i + 1] >= target; at most bins - 1), and the target's place in it,
+// linear within the increment.
+KOKKOS_INLINE_FUNCTION double placed_edge(double const* r, double const* prefix, double total, double const* old,
+                                          int bins, int k) {
+  double const target = k * (total / bins);
+  int lo = 0, hi = bins - 1;
+  while (lo < hi) {
+    int const mid = (lo + hi) / 2;
+    if (prefix[mid + 1] < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  for (int k = 1; k < bins; ++k)
-    edges[k] = edges[k] < edges[k - 1] ? edges[k - 1] : (edges[k] > old[bins] ? old[bins] : edges[k]);
+  double t = r[lo] > 0 ? (target - prefix[lo]) / r[lo] : 0.0;
+  t = t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
+  return Kokkos::fma(t, old[lo + 1] - old[lo], old[lo]);
 }
 
 // Adapts one axis's edges (bins + 1 of them, in place) to its histogram (bins values): smoothed,
-// normalised, damped, then the edges placed so every increment holds the same share. An all-zero
-// or non-finite histogram, alpha = 0 or a single increment leaves the axis as it is.
+// normalised, damped, then the edges placed so every new increment holds the same share of the
+// damped weight; rounding must not reorder them. An all-zero or non-finite histogram, alpha = 0 or
+// a single increment leaves the axis as it is.
 inline void adapt_axis(double* edges, double const* histogram, int bins, double alpha) {
   if (bins < 2 || alpha == 0) return;
-  std::vector<double> r(bins);
+  std::vector<double> r(bins), prefix(bins + 1);
   for (int i = 0; i < bins; ++i) r[i] = smoothed_bin(histogram, i, bins);
-  double const total = sum_in_order(r.data(), bins);
+  double total = 0;
+  for (int b = 0; b < map_blocks; ++b) total += block_sum(r.data(), bins, b);
   if (!(total > 0) || !std::isfinite(total)) return;
   for (double& v : r) v = damped_share(v / total, alpha);
-  double const damped_total = sum_in_order(r.data(), bins);
+  double damped_total = 0;
+  for (int b = 0; b < map_blocks; ++b) {
+    block_prefix(r.data(), prefix.data(), bins, b, damped_total);
+    damped_total += block_sum(r.data(), bins, b);
+  }
   if (!(damped_total > 0)) return;
+  prefix[bins] = damped_total;
   std::vector<double> const old(edges, edges + bins + 1);
-  place_edges(r.data(), damped_total, old.data(), edges, bins);
+  for (int k = 1; k < bins; ++k) edges[k] = placed_edge(r.data(), prefix.data(), damped_total, old.data(), bins, k);
+  // clamp(edge, previous, last) in order: max and min are exact, so any order of the same
+  // comparisons gives these bits.
+  for (int k = 1; k < bins; ++k) edges[k] = std::min(std::max(edges[k], edges[k - 1]), old[bins]);
 }
 
 // Strata per axis: the same count m on every axis, some raised to m + 1, so the product H is

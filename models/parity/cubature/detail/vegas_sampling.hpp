@@ -118,6 +118,7 @@ struct VegasSampler {
   std::int64_t cells = 0, capacity = 0;
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges, next_edges;  // n x (bins + 1): the map, adapt's output
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> map_histogram, map_weights;  // n x bins: adapt's work
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> map_prefix;  // n x (bins + 1): adapt's running weights
   Kokkos::View<int*, Mem> strata;  // per axis
   Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
@@ -156,6 +157,7 @@ struct VegasSampler {
     next_edges = decltype(edges)(alloc("parity::cubature::vegas_next_edges"), n, bins + 1);
     map_histogram = decltype(map_histogram)(alloc("parity::cubature::vegas_map_histogram"), n, bins);
     map_weights = decltype(map_weights)(alloc("parity::cubature::vegas_map_weights"), n, bins);
+    map_prefix = decltype(map_prefix)(alloc("parity::cubature::vegas_map_prefix"), n, bins + 1);
     strata = decltype(strata)(alloc("parity::cubature::vegas_strata"), n);
     stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
@@ -533,44 +535,111 @@ struct VegasSampler {
     return scale;
   }
 
-  // Adapts the map to the histograms of the last iterate (bin weights integer / scale): one team
-  // per axis, adapt_axis's element functions in the same order (the smoothing and damping spread
-  // over the team's threads, each sum and the placement of the edges in one thread), so the same
-  // edges as adapt_axis on the host.
+  // Adapts the map to the histograms of the last iterate (bin weights integer / scale), one team
+  // per axis, through adapt_axis's element functions and fixed-order block sums, so the same edges
+  // as adapt_axis on the host: the increments' smoothing, damping and new edges spread over the
+  // team's threads, the block sums over map_blocks threads, and only the blocks' running totals in
+  // one thread.
   void adapt(ExecutionSpace const& space, double scale, double alpha) {
     if (bins < 2 || alpha == 0 || !(scale > 0)) return;
     int const nbins = bins;
     auto const histogram_ = histogram;
     auto const values = map_histogram;
     auto const weights = map_weights;
+    auto const prefixes = map_prefix;
     auto const old = edges;
     auto const next = next_edges;
     using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+    using Scratch =
+        Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    std::size_t const scratch = Scratch::shmem_size(2 * map_blocks);
     Kokkos::parallel_for(
-        "parity::cubature::vegas_adapt_map", Team(space, n, Kokkos::AUTO),
+        "parity::cubature::vegas_adapt_map", Team(space, n, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
         KOKKOS_LAMBDA(typename Team::member_type const& team) {
           int const d = team.league_rank();
+          Scratch blocks(team.team_scratch(0), 2 * map_blocks);  // the blocks' sums, then their starts
           double* const h = &values(d, 0);
           double* const r = &weights(d, 0);
+          double* const prefix = &prefixes(d, 0);
+          double const* const from = &old(d, 0);
+          double* const to = &next(d, 0);
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins),
                                [&](int i) { h[i] = double(histogram_(std::int64_t(d) * nbins + i)) / scale; });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins), [&](int i) { r[i] = smoothed_bin(h, i, nbins); });
           team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, map_blocks),
+                               [&](int b) { blocks(b) = block_sum(r, nbins, b); });
+          team.team_barrier();
           double total = 0;
           Kokkos::single(
-              Kokkos::PerTeam(team), [&](double& sum) { sum = sum_in_order(r, nbins); }, total);
-          bool const usable = total > 0 && Kokkos::isfinite(total);
-          if (usable)
+              Kokkos::PerTeam(team),
+              [&](double& sum) {
+                sum = 0;
+                for (int b = 0; b < map_blocks; ++b) sum += blocks(b);
+              },
+              total);
+          bool usable = total > 0 && Kokkos::isfinite(total);
+          double damped_total = 0;
+          if (usable) {
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins),
                                  [&](int i) { r[i] = damped_share(r[i] / total, alpha); });
+            team.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, map_blocks),
+                                 [&](int b) { blocks(b) = block_sum(r, nbins, b); });
+            team.team_barrier();
+            Kokkos::single(
+                Kokkos::PerTeam(team),
+                [&](double& sum) {
+                  sum = 0;
+                  for (int b = 0; b < map_blocks; ++b) {
+                    blocks(map_blocks + b) = sum;
+                    sum += blocks(b);
+                  }
+                  prefix[nbins] = sum;
+                },
+                damped_total);
+            team.team_barrier();
+            usable = damped_total > 0;
+          }
+          if (!usable) {  // the axis stays as it is
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins + 1), [&](int k) { to[k] = from[k]; });
+            return;
+          }
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, map_blocks),
+                               [&](int b) { block_prefix(r, prefix, nbins, b, blocks(map_blocks + b)); });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 1, nbins),
+                               [&](int k) { to[k] = placed_edge(r, prefix, damped_total, from, nbins, k); });
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            to[0] = from[0];
+            to[nbins] = from[nbins];
+          });
+          team.team_barrier();
+          // Each edge clamped to [the previous one, the last], in order, is the running maximum of
+          // the edges so far, capped: maxima per block, their running maxima, then each block's.
+          int const inner = nbins - 1;  // edges 1 .. bins - 1
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, map_blocks), [&](int b) {
+            double top = -1.7976931348623157e308;
+            for (int k = 1 + block_begin(inner, b); k < 1 + block_begin(inner, b + 1); ++k)
+              top = top < to[k] ? to[k] : top;
+            blocks(b) = top;
+          });
           team.team_barrier();
           Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            double const damped_total = usable ? sum_in_order(r, nbins) : 0.0;
-            if (damped_total > 0)
-              place_edges(r, damped_total, &old(d, 0), &next(d, 0), nbins);
-            else
-              for (int k = 0; k <= nbins; ++k) next(d, k) = old(d, k);  // the axis stays as it is
+            double running = to[0];
+            for (int b = 0; b < map_blocks; ++b) {
+              blocks(map_blocks + b) = running;
+              running = running < blocks(b) ? blocks(b) : running;
+            }
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, map_blocks), [&](int b) {
+            double running = blocks(map_blocks + b);
+            for (int k = 1 + block_begin(inner, b); k < 1 + block_begin(inner, b + 1); ++k) {
+              running = running < to[k] ? to[k] : running;
+              to[k] = running < from[nbins] ? running : from[nbins];
+            }
           });
         });
     std::swap(edges, next_edges);
