@@ -2,7 +2,7 @@
 // VEGAS's separable map and VEGAS+'s stratification (Lepage 2021): the host references of what
 // runs on the device. The map adapts once per iteration on the device (VegasSampler::adapt, one
 // team per axis) from histograms reduced exactly; adapt_axis here is its host reference, built
-// from the same element functions (explicit fmas, portable log and power, sums in index order), so
+// from the same element functions (explicit fmas, portable log and power, sums in fixed blocks), so
 // the two give the same bits, and so does every backend and thread count. The stratification's
 // allocation runs on the device too (vegas_allocation.hpp); allocate_samples is its reference.
 //
