@@ -93,7 +93,7 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
       break;
     }
     // The map and the allocation keep adapting while the estimates are combined (Lepage's default).
-    if (sums.adaptable) sampler.adapt(space, sums.scale, opt.alpha);
+    sampler.adapt(space, sums.scale, opt.alpha);  // a scale of 0 leaves the map as it is
     if (adaptation) reweigh(sums.estimate);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);

@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -195,9 +194,8 @@ struct VegasSampler {
 
   struct Sums {
     std::vector<double> estimate, variance;  // per component
-    // Whether the histograms can adapt the map (their terms finite and not all zero), and their
-    // unit: a bin's weight is its integer / scale.
-    bool adaptable = false;
+    // The histograms' unit: a bin's weight is its integer / scale; 0 where they cannot adapt the
+    // map (a term not finite, or all zero).
     double scale = 0;
   };
 
@@ -302,7 +300,6 @@ struct VegasSampler {
       out.variance.push_back(totals[2 * c + 1]);
     }
     out.scale = histograms(space, seed, iteration, s0, s1, samples, ranks);
-    out.adaptable = out.scale > 0;
     return out;
   }
 
