@@ -49,4 +49,12 @@ std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision pre
   });
 }
 
+std::vector<RunResult> run_family(std::vector<Params> const& cases, Precision precision, run::Progress& progress,
+                                  run::PhaseTimes& times) {
+  backend::ExecutionSpace const space;
+  return with_precision(precision, [&](auto real) {
+    return solve_family<backend::ExecutionSpace, decltype(real)>(space, cases, {&progress, &times});
+  });
+}
+
 }  // namespace parity::cubature

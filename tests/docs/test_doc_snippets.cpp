@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "parity/cubature/family.hpp"
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
 #include "parity/cubature/vegas.hpp"
@@ -66,6 +67,11 @@ parity::cubature::VegasResult cubature_vegas(ExecSpace const& space) {
 
 std::vector<parity::cubature::VegasResult> cubature_vegas_family(ExecSpace const& space) {
 #include "doc_snippets/cubature_vegas_family.inc"
+  return r;
+}
+
+std::vector<parity::cubature::Result> cubature_family(ExecSpace const& space) {
+#include "doc_snippets/cubature_family.inc"
   return r;
 }
 
@@ -142,6 +148,18 @@ TEST(DocSnippets, VegasFamilyOfGenzParameters) {
                                                       std::vector<double>(6, 0.0), std::vector<double>(6, 1.0));
     EXPECT_EQ(r[k].status, parity::cubature::VegasStatus::converged);
     EXPECT_NEAR(r[k].integral, exact, 5 * r[k].error);
+  }
+}
+
+TEST(DocSnippets, FamilyOfGenzParameters) {
+  auto const r = cubature_family(ExecSpace());
+  ASSERT_EQ(r.size(), 10u);
+  for (int k = 0; k < 10; ++k) {
+    double const exact = parity::cubature::genz_exact(
+        parity::cubature::Family::gaussian, std::vector<double>(4, 1.0 + 0.5 * k), std::vector<double>(4, 0.4),
+        std::vector<double>(4, 0.0), std::vector<double>(4, 1.0));
+    EXPECT_EQ(r[k].status, parity::cubature::Status::converged);
+    EXPECT_NEAR(r[k].integral, exact, 1e-8 * exact);
   }
 }
 

@@ -329,9 +329,10 @@ class Command final : public cli::Command {
             ->capture_default_str();
     sampling_option_ =
         sub.add_option("--sweep-sampling", sampling_,
-                       "--method vegas with --sweep: shared (the sweep's integrals as one family: one sampling, one "
-                       "launch per iteration for all of them) or separate (one VEGAS integral per value, one after "
-                       "another, to time against)")
+                       "With --sweep: shared (the sweep's integrals as one family, one launch per step for all of "
+                       "them: the deterministic method's regions in one list, VEGAS one sampling; the deterministic "
+                       "default where the improved mode runs on one rank without --max-host-memory-mb) or separate "
+                       "(one integral per value)")
             ->check(CLI::IsMember({"shared", "separate"}))
             ->capture_default_str();
     auto& v = params_.vegas;
@@ -377,8 +378,6 @@ class Command final : public cli::Command {
   report::RunReport execute_deterministic(cli::Context& context) {
     for (auto const* option : vegas_only_)
       require(option->count() == 0, option->get_name() + " applies to --method vegas only");
-    require(sampling_option_->count() == 0,
-            "--sweep-sampling applies to --method vegas only (the deterministic sweep runs one integral per value)");
     auto& o = params_.options;
     o.max_evaluations = max_evals_;
     o.mode = mode_ == "paper" ? Mode::paper : Mode::improved;
@@ -404,8 +403,19 @@ class Command final : public cli::Command {
     if (sweep_text_.empty()) return run_cases(context, {params_}, "");
     cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
     std::vector<Params> const cases = sweep_cases(params_, sweep);
-    auto r = run_cases(context, cases, "sweep", true);
+    // One family (integrate_family) where it runs; else one integral per value (integrate_batch).
+    std::string const cannot = o.mode == Mode::paper          ? "--mode paper"
+                               : o.max_host_memory_mb > 0     ? "--max-host-memory-mb"
+                               : run::ranks::size() > 1       ? "several ranks"
+                               : concurrency_option_->count() ? "--concurrency"
+                                                              : "";
+    bool const family = sampling_ == "shared" && cannot.empty();
+    require(family || sampling_option_->count() == 0 || sampling_ == "separate",
+            "--sweep-sampling shared: the deterministic family does not run with " + cannot +
+                " (--sweep-sampling separate runs one integral per value)");
+    auto r = run_cases(context, cases, "sweep", family ? Batch::family : Batch::separate);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
+    r.parameters["sweep_sampling"] = family ? "shared" : "separate";
     r.parameters["concurrency"] = concurrency_;
     return r;
   }
@@ -654,9 +664,10 @@ class Command final : public cli::Command {
     return r;
   }
 
-  // The cases one after another, or (batch) in one run_batch call.
+  // The cases one after another, or in one run_batch or run_family call.
+  enum class Batch { none, separate, family };
   report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag,
-                              bool batch = false) {
+                              Batch batch = Batch::none) {
     report::RunReport r;
     r.model = "cubature";
     r.timing_note =
@@ -669,17 +680,22 @@ class Command final : public cli::Command {
     {
       auto const& o = cases.front().options;
       // Only a GPU runs several integrals of a batch at once (integrate_batch).
-      int const at_once = batch && context.resources.device_memory_bytes > 0 ? std::max(concurrency_, 1) : 1;
+      int const at_once =
+          batch == Batch::separate && context.resources.device_memory_bytes > 0 ? std::max(concurrency_, 1) : 1;
       cli::require_memory(context, o.max_memory_mb * 1048576.0 * at_once, o.max_host_memory_mb * 1048576.0,
                           fmt::format("cubature with --max-memory-mb {} and --max-host-memory-mb {}", o.max_memory_mb,
                                       o.max_host_memory_mb));
     }
     std::string worst = cli::status::converged;
     std::vector<RunResult> batched;
-    if (batch) batched = run_batch(cases, context.precision, concurrency_, context.progress, r.phases);
+    if (batch == Batch::separate)
+      batched = run_batch(cases, context.precision, concurrency_, context.progress, r.phases);
+    else if (batch == Batch::family)
+      batched = run_family(cases, context.precision, context.progress, r.phases);
     for (std::size_t k = 0; k < cases.size(); ++k) {
       Params const& p = cases[k];
-      RunResult const x = batch ? batched[k] : cubature::run(p, context.precision, context.progress, r.phases);
+      RunResult const x =
+          batch != Batch::none ? batched[k] : cubature::run(p, context.precision, context.progress, r.phases);
       auto const& res = x.integration;
       r.iterations += res.phase1_iterations;
       if (case_status(res) != cli::status::converged) {
@@ -709,6 +725,17 @@ class Command final : public cli::Command {
     } else {
       r.parameters = {{"cases", parameters}};
       r.results = {{"cases", results}};
+      if (batch != Batch::none) {  // a sweep's summary, for tables over many values
+        std::size_t converged = 0;
+        double worst = 0, evaluations = 0;
+        for (auto const& c : results) {
+          converged += c["status"] == cli::status::converged;
+          if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
+          evaluations += c["evaluations"].get<double>();
+        }
+        r.results.update(
+            {{"converged", converged}, {"worst_relative_true_error", worst}, {"evaluations", evaluations}});
+      }
     }
     return r;
   }
@@ -755,6 +782,7 @@ class Command final : public cli::Command {
       refuse_unless(option, paper,
                     "applies to --mode paper only (the improved mode bisects while the list fits --max-memory-mb)");
     refuse_unless(concurrency_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
+    refuse_unless(sampling_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
     refuse_unless(rule_option_, o.rule != Rule::degree9 || params_.dim >= 2,
                   "degree9 needs --dim 2 or more (in one dimension the degree-7 rule stands in)");
     bool const nine = uses_degree9(o, params_.dim);

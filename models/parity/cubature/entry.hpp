@@ -29,4 +29,8 @@ int max_team_size(Precision precision);
 std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
                                  run::Progress& progress, run::PhaseTimes& times);
 
+// The same runs as one family (integrate_family): their regions in one list, one launch per step.
+std::vector<RunResult> run_family(std::vector<Params> const& cases, Precision precision, run::Progress& progress,
+                                  run::PhaseTimes& times);
+
 }  // namespace parity::cubature

@@ -18,3 +18,18 @@ concept Integrand = (std::is_same_v<Real, float> ||
 };
 
 }  // namespace parity::cubature
+
+namespace parity::cubature {
+
+// What integrate_family() (and integrate_vegas_family() in this form) asks of a family of m
+// integrands called once per component: `Real operator()(Point<Real> const& x, int k) const`
+// returning component k's value at x, k = 0..m-1.
+template <class F, class Real>
+concept IntegrandFamily =
+    (std::is_same_v<Real, float> ||
+     std::is_same_v<Real, double>)&&std::is_copy_constructible_v<F>&& requires(F const& f, Point<Real> const& x,
+                                                                               int k) {
+  { f(x, k) } -> std::convertible_to<Real>;
+};
+
+}  // namespace parity::cubature

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "parity/cubature/batch.hpp"
+#include "parity/cubature/family.hpp"
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
 #include "parity/cubature/params.hpp"
@@ -90,12 +91,9 @@ std::vector<VegasRunResult> solve_vegas_family(ExecutionSpace const& space, std:
   return out;
 }
 
-// A batch of runs of one integrand family over one box with the same tolerances and options,
-// differing in a and u: one integrate_batch call, timed as the phase "parity::cubature::batch".
-template <class ExecutionSpace, class Real>
-std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Params> const& cases, int concurrency,
-                                   run::SolveOptions const& options = {}) {
-  std::vector<GenzIntegrand<Real>> fs;
+// The problems of a batch or family: one integrand family over one box with the same tolerances
+// and options, differing in a and u.
+inline std::vector<Problem> batch_problems(std::vector<Params> const& cases) {
   std::vector<Problem> problems;
   for (auto const& p : cases) {
     problems.push_back(validate(p));
@@ -103,10 +101,20 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
     auto const& first = problems.front();
     require(q.family == first.family && p.dim == cases.front().dim && q.lower == first.lower && q.upper == first.upper,
             "a batch shares the integrand family, dimension and box");
-    fs.emplace_back(q.family, q.a, q.u);
   }
+  return problems;
+}
+
+// A batch of runs (batch_problems): one integrate_batch call, timed as the phase
+// "parity::cubature::batch".
+template <class ExecutionSpace, class Real>
+std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Params> const& cases, int concurrency,
+                                   run::SolveOptions const& options = {}) {
+  std::vector<Problem> const problems = batch_problems(cases);
   std::vector<RunResult> out(cases.size());
   if (cases.empty()) return out;
+  std::vector<GenzIntegrand<Real>> fs;
+  for (auto const& q : problems) fs.emplace_back(q.family, q.a, q.u);
   BatchOptions batch;
   static_cast<Options&>(batch) = with_reporting(cases.front().options, options);
   batch.concurrency = concurrency;
@@ -115,6 +123,30 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, problems[k].a, problems[k].u, problems[k].lower, problems[k].upper);
+  }
+  return out;
+}
+
+// The same runs as one integrate_family over a GenzParameterFamily, timed as the phase
+// "parity::cubature::family".
+template <class ExecutionSpace, class Real>
+std::vector<RunResult> solve_family(ExecutionSpace const& space, std::vector<Params> const& cases,
+                                    run::SolveOptions const& options = {}) {
+  std::vector<Problem> const problems = batch_problems(cases);
+  std::vector<RunResult> out(cases.size());
+  if (cases.empty()) return out;
+  std::vector<std::vector<double>> a, u;
+  for (auto const& q : problems) {
+    a.push_back(q.a);
+    u.push_back(q.u);
+  }
+  GenzParameterFamily<Real, typename ExecutionSpace::memory_space> const f(problems.front().family, a, u);
+  std::vector<Result> const results =
+      integrate_family<ExecutionSpace, Real>(space, f, f.components(), problems.front().lower, problems.front().upper,
+                                             cases.front().tolerances, with_reporting(cases.front().options, options));
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    out[k].integration = results[k];
+    out[k].exact = genz_exact(problems[k].family, a[k], u[k], problems[k].lower, problems[k].upper);
   }
   return out;
 }

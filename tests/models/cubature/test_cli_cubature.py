@@ -336,8 +336,11 @@ class CubatureCli(CliTestCase):
                               (("--sweep", "a:1:2:3", "--sweep-sampling", "both"), "--sweep-sampling"),
                               (("--sweep", "a:1:2:3", "--concurrency", "2"), "--concurrency")):
             self.assert_bad_input(self.vegas(*args)[0], message)
-        self.assert_bad_input(parity("cubature", "--sweep", "a:1:2:3", "--sweep-sampling", "shared", "--quiet"),
-                              "--sweep-sampling applies to --method vegas only")
+        for args, message in ((("--mode", "paper"), "does not run with --mode paper"),
+                              (("--concurrency", "2"), "does not run with --concurrency"),
+                              (("--max-host-memory-mb", "8"), "does not run with --max-host-memory-mb")):
+            self.assert_bad_input(parity("cubature", "--sweep", "a:1:2:3", "--sweep-sampling", "shared", *args,
+                                         "--quiet"), message)
 
     def report(self, *args):
         """Runs cubature with a JSON report; returns (exit code, report)."""
@@ -439,6 +442,7 @@ class CubatureCli(CliTestCase):
                 self.assertAlmostEqual(x, u, delta=1e-15)
         self.assertEqual(doc["parameters"]["sweep"], {"name": "u", "lo": 0.2, "hi": 0.8, "n": 5})
         self.assertEqual(doc["parameters"]["concurrency"], 2)
+        self.assertEqual(doc["parameters"]["sweep_sampling"], "separate")  # --concurrency: one integral per value
         self.assertIn("parity::cubature::batch", doc["timing"]["phases"])
         for c in cases:
             self.assertEqual(c["status"], "converged")
@@ -452,6 +456,33 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "a:-1:1:2"),
                               "--sweep a:-1:1:2: corner_peak")
         self.assert_bad_input(parity("cubature", "--integrand", "corner_peak", "--sweep", "a:-1:1:2"), "corner_peak")
+
+    def test_sweep_family(self):
+        # By default a deterministic sweep runs as one family (one region list for every value);
+        # each value's result is then the separate integral's, bit for bit, as this case stays in
+        # phase 1 within its budget and memory.
+        docs = {}
+        for sampling in ("shared", "separate"):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                args = ("--integrand", "gaussian", "--dim", "4", "--rel-tol", "1e-8", "--sweep", "a:1:6:7")
+                if sampling == "separate":
+                    args += ("--sweep-sampling", "separate")
+                r = parity("cubature", *args, "--json", path, "--quiet")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    docs[sampling] = json.load(f)
+        shared, separate = docs["shared"], docs["separate"]
+        self.assertEqual(shared["parameters"]["sweep_sampling"], "shared")
+        self.assertIn("parity::cubature::family", shared["timing"]["phases"])
+        self.assertIn("parity::cubature::batch", separate["timing"]["phases"])
+        for x, y in zip(shared["results"]["cases"], separate["results"]["cases"], strict=True):
+            self.assertEqual(x["status"], "converged")
+            self.assertLess(x["true_error"], 1e-8 * abs(x["exact"]))
+            for key in ("integral", "error_estimate", "evaluations", "regions"):
+                self.assertEqual(x[key], y[key], key)
+        self.assert_bad_input(parity("cubature", "--sweep-sampling", "shared", "--quiet"),
+                              "--sweep-sampling applies to --sweep only")
 
     def test_bad_inputs(self):
         self.assert_bad_input(parity("cubature", "--dim", "0"), "--dim")

@@ -18,6 +18,7 @@
 #include "parity/cubature/detail/filter.hpp"
 #include "parity/cubature/detail/parked_chunk.hpp"
 #include "parity/cubature/detail/region_list.hpp"
+#include "parity/cubature/detail/rule_setup.hpp"
 #include "parity/cubature/options.hpp"
 #include "parity/cubature/rule.hpp"
 #include "parity/cubature/rule9.hpp"
@@ -177,29 +178,13 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
     box_half[i] = 0.5 * (upper[i] - lower[i]);
   }
   paper = opt.mode == Mode::paper;
-  bool const nine = uses_degree9(opt, n);
-  points = nine ? rule9_points(n) : rule_points(n);
-  // automatic: two_level with the degree-9 rule (CUHRE's estimate: null rules, and the pieces of
-  // every split checked against their parent; in improved mode the floored null_rules estimate
-  // missed smooth Genz cases), null_rules with degree 7, |I7 - I5| in paper mode's one dimension.
-  // The degree-9 rule has no |I7 - I5|: difference means null_rules there.
-  ErrorEstimate estimate_kind = opt.error_estimate != ErrorEstimate::automatic ? opt.error_estimate
-                                                                               : (nine    ? ErrorEstimate::two_level
-                                                                                  : paper ? ErrorEstimate::difference
-                                                                                          : ErrorEstimate::null_rules);
-  if (nine && estimate_kind == ErrorEstimate::difference) estimate_kind = ErrorEstimate::null_rules;
-  nulls = estimate_kind == ErrorEstimate::null_rules || estimate_kind == ErrorEstimate::two_level
-              ? make_null_rules<Real>(n)
-              : NullRules<Real>();
-  nulls.sharp = estimate_kind == ErrorEstimate::two_level;
-  if (nine) {  // the degree-9 rule always estimates from its null rules (rule9.hpp)
-    nulls.enabled = true;
-    nulls.nine = make_degree9<Real>(n);
-  }
-  res.rule = nine ? Rule::degree9 : Rule::degree7;
+  auto const setup = rule_setup<Real>(opt, n);
+  points = setup.points;
+  nulls = setup.nulls;
+  res.rule = setup.rule;
   res.points = points;
   res.mode = opt.mode;
-  res.error_estimate = estimate_kind;
+  res.error_estimate = setup.estimate;
   memory_bytes = opt.max_memory_mb * 1048576.0;
 
   // Even partition: about `initial_regions` (fewer if the budget is smaller); paper mode

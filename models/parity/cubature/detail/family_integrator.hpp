@@ -1,0 +1,461 @@
+#pragma once
+// The algorithm of integrate_family (family.hpp): integrate()'s improved phase 1 run for every
+// component of a family at once. The regions of all components share one list, ordered by
+// component (the even partition is written component by component and a split keeps the order),
+// so one launch per step serves them all and each component's sums are a segment of the list's,
+// summed as fixed_order_column_sums sums integrate()'s list. Each component has its own totals,
+// tolerance and status; a component leaves the list when it converges, meets a non-finite value,
+// or cannot pay for its next split.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parity/algorithms/compact.hpp"
+#include "parity/algorithms/fixed_order_segment_sums.hpp"
+#include "parity/cubature/detail/region_list.hpp"
+#include "parity/cubature/detail/rule_setup.hpp"
+#include "parity/cubature/detail/two_level.hpp"
+#include "parity/cubature/options.hpp"
+#include "parity/run/progress.hpp"
+#include "parity/timing/scoped_phase.hpp"
+
+namespace parity::cubature::detail {
+
+// Component k of a family as the scalar integrand the rule takes.
+template <class F, class Real>
+struct FamilyMember {
+  F f;
+  int k;
+  KOKKOS_INLINE_FUNCTION Real operator()(Point<Real> const& x) const { return f(x, k); }
+};
+
+// The rule on regions 0..count-1, each with its component's integrand, one team per region. With
+// largest_team set, launches nothing and stores there the largest team the backend runs it with.
+template <class ExecutionSpace, class Real, class F>
+void evaluate_family_list(ExecutionSpace const& space, F const& f, int n,
+                          RegionList<Real, typename ExecutionSpace::memory_space> const& list,
+                          Kokkos::View<int*, typename ExecutionSpace::memory_space> component, std::int64_t count,
+                          int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
+                          NullRules<Real> const& nulls, int* largest_team = nullptr) {
+  if (count <= 0 && !largest_team) return;
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  auto const center = list.center;
+  auto const half = list.half;
+  auto const estimate = list.estimate;
+  auto const error = list.error;
+  auto const axis = list.axis;
+  std::size_t const bytes = Scratch::shmem_size(rule_scratch_reals<Real>());
+  auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+    std::int64_t const r = team.league_rank();
+    Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
+    FamilyMember<F, Real> const member{f, component(r)};
+    auto const e = evaluate_rule(team, member, n, &center(r, 0), &half(r, 0), s.data(), nulls);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      estimate(r) = e.integral;
+      error(r) = e.error;
+      axis(r) = e.axis;
+      finite(r) = e.finite ? 1 : 0;
+    });
+  };
+  if (largest_team) {
+    *largest_team =
+        Policy(space, 1, 1).set_scratch_size(0, Kokkos::PerTeam(bytes)).team_size_max(kernel, Kokkos::ParallelForTag());
+    return;
+  }
+  Kokkos::parallel_for("parity::cubature::family_evaluate",
+                       Policy(space, int(count), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)), kernel);
+}
+
+template <class ExecutionSpace, class Real, class F>
+class FamilyIntegrator {
+ public:
+  // The problem must have passed validate_family() (family.hpp).
+  FamilyIntegrator(ExecutionSpace const& space, F const& f, int components, std::vector<double> const& lower,
+                   std::vector<double> const& upper, Tolerances const& tol, Options const& opt);
+  std::vector<Result> run();
+
+  // Public only because nvcc rejects extended device lambdas in private member functions.
+  using Mem = typename ExecutionSpace::memory_space;
+  using List = RegionList<Real, Mem>;
+  // What the host keeps of one component between steps (integrate()'s running sums).
+  struct Member {
+    double fin_est = 0, fin_err = 0, tol_now = 0, active_volume = 1.0;
+    double bad_est = 0, bad_err = 0, bad_volume = 0;
+    std::int64_t fin_regions = 0, count = 0, bad = 0;
+    bool done = false;
+  };
+  void partition();
+  void evaluate(int it);
+  void segments();
+  void totals(int it);
+  void classify(int it);
+  bool refine(int it);
+  void end(int k, double integral, double error, std::int64_t regions);
+  void clear_flags_of_ended();
+  void split(std::int64_t bad);
+
+  ExecutionSpace space;
+  F const& f;
+  int m;
+  Tolerances const& tol;
+  Options const& opt;
+  int n = 0;
+  int team_size = 0;
+  RuleSetup<Real> rule;
+  Kokkos::Array<double, max_dim> lo{}, hi{}, box_half{};
+  Kokkos::Array<int, max_dim> counts{};  // pieces per axis of each component's even partition
+  std::int64_t per_component = 1;  // regions of each component's even partition
+  std::int64_t count = 0, capacity = 0;
+  int siblings = 0;  // 0: the even partition (no parents); 2 after a split
+  int iteration_limit = 0;
+  Kokkos::Timer clock;
+
+  List current, next;
+  Kokkos::View<int*, Mem> component, next_component, finite, flag;
+  Kokkos::View<std::int64_t*, Mem> offset, begin;
+  Kokkos::View<double*, Mem> threshold;
+  Kokkos::View<Real*, Mem> parent_estimate;
+  algorithms::ColumnMatrix<Mem> terms;
+  std::vector<std::int64_t> host_begin;
+  std::vector<Member> members;
+  std::vector<Result> res;
+};
+
+template <class ExecutionSpace, class Real, class F>
+FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const& space_, F const& f_, int m_,
+                                                            std::vector<double> const& lower,
+                                                            std::vector<double> const& upper, Tolerances const& tol_,
+                                                            Options const& opt_)
+    : space(space_), f(f_), m(m_), tol(tol_), opt(opt_), members(m_), res(m_) {
+  n = int(lower.size());
+  team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
+  for (int i = 0; i < n; ++i) {
+    lo[i] = lower[i];
+    hi[i] = upper[i];
+    box_half[i] = 0.5 * (upper[i] - lower[i]);
+  }
+  rule = rule_setup<Real>(opt, n);
+  // integrate()'s list and work arrays, with a component index and two more sums per region.
+  double const region_bytes = 2.0 * (2 * n + 2) * sizeof(Real) + 4.0 * sizeof(int) + 4.0 * sizeof(int) +
+                              sizeof(std::int64_t) + 6.0 * sizeof(double);
+  double const memory_bytes = opt.max_memory_mb * 1048576.0;
+  std::int64_t const fits = std::int64_t(std::min(memory_bytes / region_bytes, double(1 << 30)));
+  // Each component's even partition is integrate()'s, unless the family's first list would fill
+  // more than a quarter of the memory.
+  std::int64_t const affordable = std::max<std::int64_t>(1, opt.max_evaluations / rule.points);
+  std::int64_t const target =
+      std::min({std::int64_t(opt.initial_regions), affordable, std::max<std::int64_t>(1, fits / (4 * std::int64_t(m)))});
+  counts = even_partition_counts(target, n);
+  for (int i = 0; i < n; ++i) per_component *= counts[i];
+  count = per_component * m;
+  capacity = std::max(count, fits);
+  iteration_limit = 16 * opt.max_phase1_iterations;
+  for (auto& r : res) {
+    r.rule = rule.rule;
+    r.points = rule.points;
+    r.mode = opt.mode;
+    r.error_estimate = rule.estimate;
+    r.phase1_capacity = capacity;
+  }
+  host_begin.assign(m + 1, 0);
+  begin = Kokkos::View<std::int64_t*, Mem>("parity::cubature::family_begin", m + 1);
+  threshold = Kokkos::View<double*, Mem>("parity::cubature::family_threshold", m);
+}
+
+template <class ExecutionSpace, class Real, class F>
+std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
+  partition();
+  for (int it = 1;; ++it) {
+    evaluate(it);
+    totals(it);
+    classify(it);
+    if (!refine(it)) break;
+  }
+  for (int k = 0; k < m; ++k) {
+    Result& r = res[k];
+    r.tolerance = std::max(tol.absolute, tol.relative * std::abs(r.integral));
+    // integrate()'s set_status: the flags it reads were set where the component ended.
+    if (r.status == Status::integrand_not_finite || !std::isfinite(r.integral) || !std::isfinite(r.error))
+      r.status = Status::integrand_not_finite;
+    else if (r.error <= r.tolerance)
+      r.status = Status::converged;
+    else if (r.status == Status::budget_exhausted || r.evaluations + rule.points > opt.max_evaluations)
+      r.status = Status::budget_exhausted;
+    else
+      r.status = r.unrefined_regions > 0 ? Status::storage_exhausted : Status::not_converged;
+  }
+  return res;
+}
+
+// Component k's even partition in regions k * per_component .. (k + 1) * per_component - 1.
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::partition() {
+  current = List(count, n);
+  component = Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"),
+                                      count);
+  even_partition<ExecutionSpace, Real>(space, current, n, per_component, counts, lo, hi);
+  auto const center = current.center;
+  auto const half = current.half;
+  auto const comp = component;
+  std::int64_t const each = per_component;
+  int const dims = n;
+  Kokkos::parallel_for(
+      "parity::cubature::family_partition", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        comp(r) = int(r / each);
+        if (r < each) return;
+        for (int i = 0; i < dims; ++i) {
+          center(r, i) = center(r % each, i);
+          half(r, i) = half(r % each, i);
+        }
+      });
+}
+
+// The rule on the whole list, the two-level check against the parents, and each component's
+// share of the list (segments()).
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::evaluate(int it) {
+  if (std::int64_t(flag.extent(0)) < count) {
+    std::int64_t const size = std::max(count, std::min(2 * std::int64_t(flag.extent(0)), capacity));
+    auto alloc = [](char const* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
+    finite = Kokkos::View<int*, Mem>(alloc("parity::cubature::finite"), size);
+    flag = Kokkos::View<int*, Mem>(alloc("parity::cubature::bad"), size);
+    offset = Kokkos::View<std::int64_t*, Mem>(alloc("parity::cubature::offset"), size);
+    terms = algorithms::ColumnMatrix<Mem>(alloc("parity::cubature::terms"), size, 6);
+  }
+  evaluate_family_list<ExecutionSpace, Real>(space, f, n, current, component, count, team_size, finite, rule.nulls);
+  if (rule.nulls.sharp && siblings > 1)
+    two_level_check<ExecutionSpace, Real>(space, current, count / siblings, siblings, parent_estimate,
+                                          rule.nulls.c_scale, rule.nulls.c_add);
+  segments();
+  for (int k = 0; k < m; ++k) {
+    members[k].count = host_begin[k + 1] - host_begin[k];
+    if (members[k].count == 0) continue;
+    res[k].evaluations += members[k].count * rule.points;
+    res[k].regions_evaluated += members[k].count;
+    res[k].phase1_iterations = it;
+  }
+}
+
+// begin(k): the first region of component k (or of the next component present); begin(m) = count.
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::segments() {
+  auto const comp = component;
+  auto const b = begin;
+  std::int64_t const rows = count;
+  int const last = m;
+  Kokkos::parallel_for(
+      "parity::cubature::family_segments", Kokkos::RangePolicy<ExecutionSpace>(space, 0, rows + 1),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        int const from = r == 0 ? 0 : comp(r - 1) + 1;
+        int const to = r == rows ? last : comp(r);
+        for (int k = from; k <= to; ++k) b(k) = r;
+      });
+  Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(host_begin.data(), m + 1);
+  Kokkos::deep_copy(space, host, begin);
+  space.fence("parity::cubature::family_segments");
+}
+
+// Each component's totals and tolerance, as integrate()'s; a component that converged or met a
+// non-finite value ends here.
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::totals(int it) {
+  {
+    auto const est = current.estimate;
+    auto const err = current.error;
+    auto const t = terms;
+    auto const fin = finite;
+    Kokkos::parallel_for(
+        "parity::cubature::family_totals", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          t(r, 0) = est(r);
+          t(r, 1) = err(r);
+          t(r, 2) = fin(r) ? 0.0 : 1.0;
+          for (int c = 3; c < 6; ++c) t(r, c) = 0.0;
+        });
+  }
+  auto const sums = algorithms::fixed_order_segment_sums(space, terms, begin, m);
+  for (int k = 0; k < m; ++k) {
+    Member& c = members[k];
+    if (c.done || c.count == 0) continue;
+    double const* s = &sums[std::size_t(k) * 6];
+    double const total_est = c.fin_est + s[0];
+    double const total_err = c.fin_err + s[1];
+    c.tol_now = std::max(tol.absolute, tol.relative * std::abs(total_est));
+    res[k].history.push_back(Phase1Step{it, c.count, 0, total_est, total_err, res[k].evaluations});
+    if (s[2] > 0 || total_err <= c.tol_now) {
+      if (s[2] > 0) res[k].status = Status::integrand_not_finite;
+      end(k, total_est, total_err, c.fin_regions + c.count);
+    }
+  }
+}
+
+// Classifies every region against its component's volume share of what is left of the
+// tolerance (integrate()'s improved mode); finished regions leave the list. The regions of
+// components that ended in totals() are all finished (their sums are not used).
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::classify(int it) {
+  {
+    auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), threshold);
+    for (int k = 0; k < m; ++k) {
+      Member const& c = members[k];
+      host(k) = c.done ? std::numeric_limits<double>::infinity()
+                       : std::max(0.9 * c.tol_now - c.fin_err, 0.0) / std::max(c.active_volume, 1e-300);
+    }
+    Kokkos::deep_copy(space, threshold, host);
+  }
+  {
+    auto const half = current.half;
+    auto const est = current.estimate;
+    auto const err = current.error;
+    auto const comp = component;
+    auto const tol_c = threshold;
+    auto const t = terms;
+    auto const fl = flag;
+    int const dims = n;
+    auto const box = box_half;
+    Kokkos::parallel_for(
+        "parity::cubature::family_classify", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          double const v = volume_fraction<Real>(half, r, dims, box);
+          bool const is_bad = !(double(err(r)) <= tol_c(comp(r)) * v);
+          fl(r) = is_bad ? 1 : 0;
+          t(r, 0) = is_bad ? 0.0 : double(est(r));
+          t(r, 1) = is_bad ? 0.0 : double(err(r));
+          t(r, 2) = is_bad ? v : 0.0;
+          t(r, 3) = is_bad ? double(err(r)) : 0.0;
+          t(r, 4) = is_bad ? 1.0 : 0.0;
+          t(r, 5) = is_bad ? double(est(r)) : 0.0;
+        });
+  }
+  auto const sums = algorithms::fixed_order_segment_sums(space, terms, begin, m);
+  int left = 0;
+  std::int64_t unfinished = 0;
+  for (int k = 0; k < m; ++k) {
+    Member& c = members[k];
+    if (c.done || c.count == 0) continue;
+    double const* s = &sums[std::size_t(k) * 6];
+    c.fin_est += s[0];
+    c.fin_err += s[1];
+    c.bad = std::int64_t(s[4]);
+    c.fin_regions += c.count - c.bad;
+    c.bad_volume = s[2];
+    c.bad_err = s[3];
+    c.bad_est = s[5];
+    res[k].history.back().bad = c.bad;
+    if (c.bad == 0) {
+      end(k, c.fin_est, c.fin_err, c.fin_regions);
+      continue;
+    }
+    ++left;
+    unfinished += c.bad;
+  }
+  if (opt.progress)
+    opt.progress->update({"family", it, -1.0, clock.seconds(),
+                          "regions " + std::to_string(count) + ", unfinished " + std::to_string(unfinished) + " in " +
+                              std::to_string(left) + " of " + std::to_string(m) + " components"});
+}
+
+// Ends the components that cannot pay for their next split (budget), or all of them when the
+// split list would not fit the memory or the iteration limit is reached; splits the rest.
+// Returns false when no component is left.
+template <class ExecutionSpace, class Real, class F>
+bool FamilyIntegrator<ExecutionSpace, Real, F>::refine(int it) {
+  bool ended = false;
+  std::int64_t bad = 0;
+  for (int k = 0; k < m; ++k) {
+    Member& c = members[k];
+    if (c.done) continue;
+    std::int64_t const left = std::max<std::int64_t>(0, opt.max_evaluations - res[k].evaluations);
+    if (2 * c.bad * rule.points > left) {
+      res[k].status = Status::budget_exhausted;
+      end(k, c.fin_est + c.bad_est, c.fin_err + c.bad_err, c.fin_regions + c.bad);
+      ended = true;
+    } else {
+      bad += c.bad;
+    }
+  }
+  if (bad == 0) return false;
+  if (2 * bad > capacity || it >= iteration_limit) {
+    for (int k = 0; k < m; ++k) {
+      Member& c = members[k];
+      if (c.done) continue;
+      if (2 * bad > capacity) res[k].unrefined_regions = c.bad;
+      end(k, c.fin_est + c.bad_est, c.fin_err + c.bad_err, c.fin_regions + c.bad);
+    }
+    return false;
+  }
+  if (ended) clear_flags_of_ended();
+  std::int64_t const flagged = algorithms::compaction_offsets(space, flag, offset, count);
+  require(flagged == bad, "parity::cubature::integrate_family: the unfinished regions do not add up");
+  split(bad);
+  for (auto& c : members)
+    if (!c.done) c.active_volume = c.bad_volume;
+  return true;
+}
+
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::end(int k, double integral, double error, std::int64_t regions) {
+  members[k].done = true;
+  res[k].integral = integral;
+  res[k].error = error;
+  res[k].regions = regions;
+}
+
+// Unflags the regions of the components refine() ended (their threshold becomes infinite).
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::clear_flags_of_ended() {
+  auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), threshold);
+  for (int k = 0; k < m; ++k) host(k) = members[k].done ? 1.0 : 0.0;
+  Kokkos::deep_copy(space, threshold, host);
+  auto const ended = threshold;
+  auto const comp = component;
+  auto const fl = flag;
+  Kokkos::parallel_for(
+      "parity::cubature::family_unflag", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        if (ended(comp(r)) > 0) fl(r) = 0;
+      });
+}
+
+// Bisects the flagged regions into the next list, keeping each piece's component and its
+// parent's estimate (the two-level check).
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::split(std::int64_t bad) {
+  std::int64_t const size = 2 * bad;
+  if (std::int64_t(next.estimate.extent(0)) < size) {
+    next = List();
+    next = List(std::max(size, std::min(2 * size, capacity)), n);
+  }
+  if (std::int64_t(next_component.extent(0)) < size)
+    next_component = Kokkos::View<int*, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"), next.estimate.extent(0));
+  if (rule.nulls.sharp && std::int64_t(parent_estimate.extent(0)) < bad)
+    parent_estimate = Kokkos::View<Real*, Mem>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::parent_estimate"), next.estimate.extent(0));
+  split_flagged<ExecutionSpace, Real>(space, n, current, count, flag, offset, 2, next,
+                                      rule.nulls.sharp ? parent_estimate : Kokkos::View<Real*, Mem>());
+  auto const comp = component;
+  auto const to = next_component;
+  auto const fl = flag;
+  auto const off = offset;
+  Kokkos::parallel_for(
+      "parity::cubature::family_split_components", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) {
+        if (!fl(r)) return;
+        to(2 * off(r)) = comp(r);
+        to(2 * off(r) + 1) = comp(r);
+      });
+  std::swap(current, next);
+  std::swap(component, next_component);
+  siblings = 2;
+  count = size;
+}
+
+}  // namespace parity::cubature::detail
