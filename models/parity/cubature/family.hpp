@@ -68,11 +68,12 @@ std::vector<Result> integrate_family(ExecutionSpace const& space, F const& f, in
                 "`KOKKOS_FUNCTION Real operator()(parity::cubature::Point<Real> const& x, int k) const` that "
                 "returns integrand k's value");
   validate(lower, upper, tol, opt);
-  require(components >= 1 && components <= max_family_components,
-          "components must be between 1 and " + std::to_string(max_family_components) + " (got " +
-              std::to_string(components) + ")");
-  require(opt.mode == Mode::improved, "integrate_family runs the improved mode only (integrate_batch runs the paper "
-                                      "mode one integral at a time)");
+  require(components >= 1 && components <= max_family_components, "components must be between 1 and " +
+                                                                      std::to_string(max_family_components) + " (got " +
+                                                                      std::to_string(components) + ")");
+  require(opt.mode == Mode::improved,
+          "integrate_family runs the improved mode only (integrate_batch runs the paper "
+          "mode one integral at a time)");
   require(opt.max_host_memory_mb == 0,
           "integrate_family does not park regions in host memory (max host memory must be 0; integrate_batch parks "
           "one integral at a time)");

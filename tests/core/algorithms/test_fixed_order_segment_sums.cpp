@@ -47,12 +47,11 @@ TEST(FixedOrderSegmentSums, EachSegmentAsIfAlone) {
   ASSERT_EQ(got.size(), std::size_t(segments * k));
   for (int j = 0; j < segments; ++j) {
     std::vector<double> piece(t.begin() + begin[j] * k, t.begin() + begin[j + 1] * k);
-    auto const alone = alg::fixed_order_column_sums(ExecSpace(), matrix(piece, std::max<std::int64_t>(lengths[j], 1), k),
-                                                    lengths[j]);
+    auto const alone =
+        alg::fixed_order_column_sums(ExecSpace(), matrix(piece, std::max<std::int64_t>(lengths[j], 1), k), lengths[j]);
     for (int c = 0; c < k; ++c) {
-      EXPECT_TRUE(same_bits(got[j * k + c], alone[c]))
-          << "segment " << j << " (" << lengths[j] << " rows), column " << c << ": " << got[j * k + c] << " vs "
-          << alone[c];
+      EXPECT_TRUE(same_bits(got[j * k + c], alone[c])) << "segment " << j << " (" << lengths[j] << " rows), column "
+                                                       << c << ": " << got[j * k + c] << " vs " << alone[c];
       double plain = 0, magnitude = 0;
       for (std::int64_t i = 0; i < lengths[j]; ++i) {
         plain += piece[i * k + c];

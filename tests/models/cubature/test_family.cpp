@@ -64,9 +64,8 @@ TEST(CubatureFamily, EachIntegrandAsIntegrateAlone) {
   ASSERT_EQ(family.size(), s.a.size());
   int iterations_min = 1 << 30, iterations_max = 0;
   for (std::size_t k = 0; k < family.size(); ++k) {
-    auto const alone =
-        cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(Family::product_peak, s.a[k], s.u[k]),
-                                          lo, hi, t, o);
+    auto const alone = cub::integrate<ExecSpace, double>(
+        ExecSpace(), cub::GenzIntegrand<double>(Family::product_peak, s.a[k], s.u[k]), lo, hi, t, o);
     ASSERT_EQ(alone.phase2_regions, 0) << k;  // integrate() stayed in phase 1
     ASSERT_EQ(alone.filtered_regions, 0) << k;
     expect_same(family[k], alone, k);
@@ -93,10 +92,10 @@ TEST(CubatureFamily, DefaultsAndFloatAgainstClosedForms) {
   cub::Tolerances t;
   t.relative = 1e-7;
   auto const r = cub::integrate_family<ExecSpace, double>(ExecSpace(), GenzFamily<double>(Family::gaussian, s.a, s.u),
-                                                         int(as.size()), lo, hi, t);
+                                                          int(as.size()), lo, hi, t);
   t.relative = 1e-3;
-  auto const single = cub::integrate_family<ExecSpace, float>(ExecSpace(), GenzFamily<float>(Family::gaussian, s.a, s.u),
-                                                             int(as.size()), lo, hi, t);
+  auto const single = cub::integrate_family<ExecSpace, float>(
+      ExecSpace(), GenzFamily<float>(Family::gaussian, s.a, s.u), int(as.size()), lo, hi, t);
   for (std::size_t k = 0; k < as.size(); ++k) {
     double const exact = cub::genz_exact(Family::gaussian, s.a[k], s.u[k], lo, hi);
     EXPECT_EQ(r[k].status, cub::Status::converged) << k;
@@ -170,8 +169,8 @@ TEST(CubatureFamily, TheListStaysWithinTheMemory) {
   t.relative = 1e-12;
   cub::Options o;
   o.max_memory_mb = 0.5;
-  auto const r = cub::integrate_family<ExecSpace, double>(ExecSpace(), GenzFamily<double>(Family::product_peak, s.a, s.u),
-                                                         64, lo, hi, t, o);
+  auto const r = cub::integrate_family<ExecSpace, double>(
+      ExecSpace(), GenzFamily<double>(Family::product_peak, s.a, s.u), 64, lo, hi, t, o);
   int storage = 0;
   for (std::size_t k = 0; k < r.size(); ++k) {
     EXPECT_LE(r[k].phase1_capacity * 128, std::int64_t(0.5 * 1048576));  // at least 128 bytes a region

@@ -149,8 +149,8 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
   // Each component's even partition is integrate()'s, unless the family's first list would fill
   // more than a quarter of the memory.
   std::int64_t const affordable = std::max<std::int64_t>(1, opt.max_evaluations / rule.points);
-  std::int64_t const target =
-      std::min({std::int64_t(opt.initial_regions), affordable, std::max<std::int64_t>(1, fits / (4 * std::int64_t(m)))});
+  std::int64_t const target = std::min(
+      {std::int64_t(opt.initial_regions), affordable, std::max<std::int64_t>(1, fits / (4 * std::int64_t(m)))});
   counts = even_partition_counts(target, n);
   for (int i = 0; i < n; ++i) per_component *= counts[i];
   count = per_component * m;
@@ -197,8 +197,8 @@ std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
 template <class ExecutionSpace, class Real, class F>
 void FamilyIntegrator<ExecutionSpace, Real, F>::partition() {
   current = List(count, n);
-  component = Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"),
-                                      count);
+  component =
+      Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"), count);
   even_partition<ExecutionSpace, Real>(space, current, n, per_component, counts, lo, hi);
   auto const center = current.center;
   auto const half = current.half;
