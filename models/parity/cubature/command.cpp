@@ -138,6 +138,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
        {"parked_chunks", x.parked_chunks},
        {"peak_host_mb", x.peak_host_mb},
        {"unrefined_regions", x.unrefined_regions},
+       {"repeated_evaluations", x.repeated_evaluations},
        {"mode", to_string(x.mode)},
        {"error_estimate_method", to_string(x.error_estimate)},
        {"rule", to_string(x.rule)},

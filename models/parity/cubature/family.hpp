@@ -19,10 +19,13 @@
 // and neither its budget nor its memory binds. Beyond that it differs:
 // - an integrand whose next split would pass `max_evaluations` ends there, its unfinished regions
 //   at their values (`budget_exhausted`); integrate() first splits the worst ones it can pay for;
-// - when the list of all of them would outgrow `max_memory_mb` (or after 16 x
-//   `max_phase1_iterations` steps) every integrand still unfinished ends the same way
-//   (`storage_exhausted`, `unrefined_regions` its unfinished regions; `not_converged`), where
-//   integrate() filters, parks or hands its list to phase 2.
+// - when the list of all of them would outgrow `max_memory_mb`, the unfinished integrands of
+//   lowest index whose pieces fit go on and the others wait: they start again from their even
+//   partition in a later pass over the waiting ones (`repeated_evaluations`: what they spent
+//   before), so each still runs its own steps; an integrand whose own list would not fit ends
+//   with its unfinished regions at their values (`storage_exhausted`, `unrefined_regions`), and
+//   so does every unfinished one after 16 x `max_phase1_iterations` steps of a pass
+//   (`not_converged`), where integrate() filters, parks or hands its list to phase 2.
 // Each result has its own integral, error, evaluations, regions, history and status; progress
 // gets one "family" line per step, phases the phase "parity::cubature::family".
 //

@@ -163,6 +163,8 @@ struct Result {
   double peak_host_mb = 0.0;  // most host memory the parked pieces held at once
   std::int64_t unrefined_regions = 0;  // parked regions left at their parents' values (the
                                        // budget, host memory or iteration limit stopped the run)
+  std::int64_t repeated_evaluations = 0;  // integrate_family: evaluations of steps run again after
+                                          // the integral was deferred to a later pass (memory)
   Mode mode = Mode::improved;
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   Rule rule = Rule::degree7;  // the one used

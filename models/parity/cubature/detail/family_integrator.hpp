@@ -5,7 +5,9 @@
 // so one launch per step serves them all and each component's sums are a segment of the list's,
 // summed as fixed_order_column_sums sums integrate()'s list. Each component has its own totals,
 // tolerance and status; a component leaves the list when it converges, meets a non-finite value,
-// or cannot pay for its next split.
+// or cannot pay for its next split. When the split list would outgrow the memory, the components
+// of highest index are deferred: they leave the list and start again, from their even partition,
+// in a later pass over the deferred ones, so that each runs its own steps unchanged.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -90,7 +92,8 @@ class FamilyIntegrator {
     std::int64_t fin_regions = 0, count = 0, bad = 0;
     bool done = false;
   };
-  void partition();
+  void partition(std::vector<int> const& ids);
+  void defer(int k);
   void evaluate(int it);
   void segments();
   void totals(int it);
@@ -125,6 +128,7 @@ class FamilyIntegrator {
   std::vector<std::int64_t> host_begin;
   std::vector<Member> members;
   std::vector<Result> res;
+  std::vector<int> deferred;  // components to run again in the next pass
 };
 
 template <class ExecutionSpace, class Real, class F>
@@ -156,13 +160,7 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
   count = per_component * m;
   capacity = std::max(count, fits);
   iteration_limit = 16 * opt.max_phase1_iterations;
-  for (auto& r : res) {
-    r.rule = rule.rule;
-    r.points = rule.points;
-    r.mode = opt.mode;
-    r.error_estimate = rule.estimate;
-    r.phase1_capacity = capacity;
-  }
+  for (int k = 0; k < m; ++k) defer(k);  // every component starts in the first pass
   host_begin.assign(m + 1, 0);
   begin = Kokkos::View<std::int64_t*, Mem>("parity::cubature::family_begin", m + 1);
   threshold = Kokkos::View<double*, Mem>("parity::cubature::family_threshold", m);
@@ -170,12 +168,18 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
 
 template <class ExecutionSpace, class Real, class F>
 std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
-  partition();
-  for (int it = 1;; ++it) {
-    evaluate(it);
-    totals(it);
-    classify(it);
-    if (!refine(it)) break;
+  while (!deferred.empty()) {
+    std::vector<int> ids = std::move(deferred);  // deferred at several steps: sorted again
+    std::sort(ids.begin(), ids.end());
+    deferred.clear();
+    for (int k : ids) members[k].done = false;
+    partition(ids);
+    for (int it = 1;; ++it) {
+      evaluate(it);
+      totals(it);
+      classify(it);
+      if (!refine(it)) break;
+    }
   }
   for (int k = 0; k < m; ++k) {
     Result& r = res[k];
@@ -193,12 +197,22 @@ std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
   return res;
 }
 
-// Component k's even partition in regions k * per_component .. (k + 1) * per_component - 1.
+// The j-th component of `ids` gets the even partition in regions j * per_component ..
+// (j + 1) * per_component - 1 (ids ascending, so the list stays ordered by component).
 template <class ExecutionSpace, class Real, class F>
-void FamilyIntegrator<ExecutionSpace, Real, F>::partition() {
-  current = List(count, n);
-  component =
-      Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"), count);
+void FamilyIntegrator<ExecutionSpace, Real, F>::partition(std::vector<int> const& ids) {
+  count = per_component * std::int64_t(ids.size());
+  siblings = 0;
+  if (std::int64_t(current.estimate.extent(0)) < count) {
+    current = List();
+    current = List(count, n);
+  }
+  if (std::int64_t(component.extent(0)) < count)
+    component =
+        Kokkos::View<int*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::component"), count);
+  Kokkos::View<int*, Mem> pass(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::pass"), ids.size());
+  Kokkos::deep_copy(space, pass,
+                    Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ids.data(), ids.size()));
   even_partition<ExecutionSpace, Real>(space, current, n, per_component, counts, lo, hi);
   auto const center = current.center;
   auto const half = current.half;
@@ -208,7 +222,7 @@ void FamilyIntegrator<ExecutionSpace, Real, F>::partition() {
   Kokkos::parallel_for(
       "parity::cubature::family_partition", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
       KOKKOS_LAMBDA(std::int64_t r) {
-        comp(r) = int(r / each);
+        comp(r) = pass(r / each);
         if (r < each) return;
         for (int i = 0; i < dims; ++i) {
           center(r, i) = center(r % each, i);
@@ -382,14 +396,34 @@ bool FamilyIntegrator<ExecutionSpace, Real, F>::refine(int it) {
     }
   }
   if (bad == 0) return false;
-  if (2 * bad > capacity || it >= iteration_limit) {
+  if (it >= iteration_limit) {
+    for (int k = 0; k < m; ++k)
+      if (!members[k].done)
+        end(k, members[k].fin_est + members[k].bad_est, members[k].fin_err + members[k].bad_err,
+            members[k].fin_regions + members[k].bad);
+    return false;
+  }
+  if (2 * bad > capacity) {
+    // Keep the components of lowest index whose pieces fit and defer the others; one whose
+    // pieces alone would not fit ends with its unfinished regions.
+    bad = 0;
+    bool full = false;
     for (int k = 0; k < m; ++k) {
       Member& c = members[k];
       if (c.done) continue;
-      if (2 * bad > capacity) res[k].unrefined_regions = c.bad;
-      end(k, c.fin_est + c.bad_est, c.fin_err + c.bad_err, c.fin_regions + c.bad);
+      if (2 * c.bad > capacity) {
+        res[k].unrefined_regions = c.bad;
+        end(k, c.fin_est + c.bad_est, c.fin_err + c.bad_err, c.fin_regions + c.bad);
+      } else if (!full && 2 * (bad + c.bad) <= capacity) {
+        bad += c.bad;
+      } else {
+        full = true;  // the components after it wait too, so every pass keeps the lowest indices
+        defer(k);
+        members[k].done = true;  // out of this pass
+      }
     }
-    return false;
+    ended = true;
+    if (bad == 0) return false;
   }
   if (ended) clear_flags_of_ended();
   std::int64_t const flagged = algorithms::compaction_offsets(space, flag, offset, count);
@@ -398,6 +432,22 @@ bool FamilyIntegrator<ExecutionSpace, Real, F>::refine(int it) {
   for (auto& c : members)
     if (!c.done) c.active_volume = c.bad_volume;
   return true;
+}
+
+// Component k starts again (from its even partition) in the next pass; the evaluations it spent
+// so far are counted as repeated.
+template <class ExecutionSpace, class Real, class F>
+void FamilyIntegrator<ExecutionSpace, Real, F>::defer(int k) {
+  std::int64_t const spent = res[k].evaluations + res[k].repeated_evaluations;
+  res[k] = Result();
+  res[k].rule = rule.rule;
+  res[k].points = rule.points;
+  res[k].mode = opt.mode;
+  res[k].error_estimate = rule.estimate;
+  res[k].phase1_capacity = capacity;
+  res[k].repeated_evaluations = spent;
+  members[k] = Member();
+  deferred.push_back(k);
 }
 
 template <class ExecutionSpace, class Real, class F>
