@@ -10,8 +10,7 @@
 // GenzParameterFamily (integrands.hpp) is one of the built-in integrands at m parameter sets.
 //
 // The algorithm is integrate()'s improved phase 1 (integrate.hpp) for every integrand at once:
-// each starts from the even partition of about `initial_regions` regions (fewer when the family's
-// first list would fill more than a quarter of `max_memory_mb`), and its regions are bisected
+// each starts from integrate()'s even partition of about `initial_regions` regions, and its regions are bisected
 // breadth-first against its own volume share of what is left of its own tolerance
 // max(tau_abs, tau_rel |I_k|). Tolerances, the rule, the error estimate and `max_evaluations`
 // apply to each integrand; `max_memory_mb` holds the one list of all of them. Result k is what
@@ -19,7 +18,8 @@
 // and neither its budget nor its memory binds. Beyond that it differs:
 // - an integrand whose next split would pass `max_evaluations` ends there, its unfinished regions
 //   at their values (`budget_exhausted`); integrate() first splits the worst ones it can pay for;
-// - when the list of all of them would outgrow `max_memory_mb`, the unfinished integrands of
+// - a pass starts with the integrands of lowest index whose even partitions leave room for their
+//   first split; when the list would outgrow `max_memory_mb`, the unfinished integrands of
 //   lowest index whose pieces fit go on and the others wait: they start again from their even
 //   partition in a later pass over the waiting ones (`repeated_evaluations`: what they spent
 //   before), so each still runs its own steps; an integrand whose own list would not fit ends

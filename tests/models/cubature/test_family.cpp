@@ -187,6 +187,17 @@ TEST(CubatureFamily, WhatTheMemoryCannotHoldWaitsForALaterPass) {
   }
   EXPECT_GT(repeated, 0);  // some did wait
   EXPECT_EQ(r[0].repeated_evaluations, 0);
+  // Even partitions of 64 regions each: a pass starts with the 18 that leave room for a split.
+  o.initial_regions = 64;
+  t.relative = 1e-6;
+  GenzFamily<double> const gaussians(Family::gaussian, s.a, s.u);
+  auto const passes = cub::integrate_family<ExecSpace, double>(ExecSpace(), gaussians, 64, lo, hi, t, o);
+  for (std::size_t k = 0; k < passes.size(); k += 9) {
+    auto const alone = cub::integrate<ExecSpace, double>(
+        ExecSpace(), cub::GenzIntegrand<double>(Family::gaussian, s.a[k], s.u[k]), lo, hi, t, o);
+    expect_same(passes[k], alone, k);
+    EXPECT_EQ(passes[k].status, cub::Status::converged) << k;
+  }
   // An integral whose own list outgrows the memory ends with its unfinished regions.
   t.relative = 1e-13;
   o.max_memory_mb = 0.05;

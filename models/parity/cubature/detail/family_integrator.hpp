@@ -150,15 +150,12 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
                               sizeof(std::int64_t) + 6.0 * sizeof(double);
   double const memory_bytes = opt.max_memory_mb * 1048576.0;
   std::int64_t const fits = std::int64_t(std::min(memory_bytes / region_bytes, double(1 << 30)));
-  // Each component's even partition is integrate()'s, unless the family's first list would fill
-  // more than a quarter of the memory.
+  // Each component's even partition is integrate()'s (a coarser one changes what the estimate
+  // sees: measured true errors 6x the tolerance); a pass takes the components that fit.
   std::int64_t const affordable = std::max<std::int64_t>(1, opt.max_evaluations / rule.points);
-  std::int64_t const target = std::min(
-      {std::int64_t(opt.initial_regions), affordable, std::max<std::int64_t>(1, fits / (4 * std::int64_t(m)))});
-  counts = even_partition_counts(target, n);
+  counts = even_partition_counts(std::min<std::int64_t>(opt.initial_regions, affordable), n);
   for (int i = 0; i < n; ++i) per_component *= counts[i];
-  count = per_component * m;
-  capacity = std::max(count, fits);
+  capacity = std::max(2 * per_component, fits);
   iteration_limit = 16 * opt.max_phase1_iterations;
   for (int k = 0; k < m; ++k) defer(k);  // every component starts in the first pass
   host_begin.assign(m + 1, 0);
@@ -169,9 +166,11 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
 template <class ExecutionSpace, class Real, class F>
 std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
   while (!deferred.empty()) {
-    std::vector<int> ids = std::move(deferred);  // deferred at several steps: sorted again
-    std::sort(ids.begin(), ids.end());
-    deferred.clear();
+    std::sort(deferred.begin(), deferred.end());  // deferred at several steps
+    // A pass starts with as many components as leave room for their first split.
+    std::size_t const take = std::size_t(std::max<std::int64_t>(1, capacity / (2 * per_component)));
+    std::vector<int> const ids(deferred.begin(), deferred.begin() + std::min(take, deferred.size()));
+    deferred.erase(deferred.begin(), deferred.begin() + std::ptrdiff_t(ids.size()));
     for (int k : ids) members[k].done = false;
     partition(ids);
     for (int it = 1;; ++it) {
@@ -419,7 +418,6 @@ bool FamilyIntegrator<ExecutionSpace, Real, F>::refine(int it) {
       } else {
         full = true;  // the components after it wait too, so every pass keeps the lowest indices
         defer(k);
-        members[k].done = true;  // out of this pass
       }
     }
     ended = true;
@@ -447,6 +445,7 @@ void FamilyIntegrator<ExecutionSpace, Real, F>::defer(int k) {
   res[k].phase1_capacity = capacity;
   res[k].repeated_evaluations = spent;
   members[k] = Member();
+  members[k].done = true;  // out of the list until its pass starts
   deferred.push_back(k);
 }
 
