@@ -20,8 +20,8 @@
 // integrals of 1e5-1e7 evaluations each): 2 streams take 0.89x the time for the smallest
 // (product peak 3-D), 1.03x for the others, and more streams are slower (16: 1.4-1.6x). Device
 // allocations and their release synchronize the whole device (Kokkos 4.6), and every integral
-// allocates its lists; a batched algorithm (the regions of all integrands in one list) would
-// not have that limit.
+// allocates its lists; integrate_family (family.hpp: the regions of all integrands in one list)
+// does not have that limit.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <atomic>
