@@ -36,42 +36,24 @@ struct FamilyMember {
   KOKKOS_INLINE_FUNCTION Real operator()(Point<Real> const& x) const { return f(x, k); }
 };
 
-// The rule on regions 0..count-1, each with its component's integrand, one team per region. With
-// largest_team set, launches nothing and stores there the largest team the backend runs it with.
+// The integrand of region r of a family's list: its component's.
+template <class F, class Real, class Mem>
+struct ComponentIntegrand {
+  F f;
+  Kokkos::View<int*, Mem> component;
+  KOKKOS_INLINE_FUNCTION FamilyMember<F, Real> operator()(std::int64_t r) const { return {f, component(r)}; }
+};
+
+// The rule on regions 0..count-1, each with its component's integrand (evaluate_regions_of).
 template <class ExecutionSpace, class Real, class F>
 void evaluate_family_list(ExecutionSpace const& space, F const& f, int n,
                           RegionList<Real, typename ExecutionSpace::memory_space> const& list,
                           Kokkos::View<int*, typename ExecutionSpace::memory_space> component, std::int64_t count,
                           int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
                           NullRules<Real> const& nulls, int* largest_team = nullptr) {
-  if (count <= 0 && !largest_team) return;
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
-  using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  auto const center = list.center;
-  auto const half = list.half;
-  auto const estimate = list.estimate;
-  auto const error = list.error;
-  auto const axis = list.axis;
-  std::size_t const bytes = Scratch::shmem_size(rule_scratch_reals<Real>());
-  auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-    std::int64_t const r = team.league_rank();
-    Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
-    FamilyMember<F, Real> const member{f, component(r)};
-    auto const e = evaluate_rule(team, member, n, &center(r, 0), &half(r, 0), s.data(), nulls);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      estimate(r) = e.integral;
-      error(r) = e.error;
-      axis(r) = e.axis;
-      finite(r) = e.finite ? 1 : 0;
-    });
-  };
-  if (largest_team) {
-    *largest_team =
-        Policy(space, 1, 1).set_scratch_size(0, Kokkos::PerTeam(bytes)).team_size_max(kernel, Kokkos::ParallelForTag());
-    return;
-  }
-  Kokkos::parallel_for("parity::cubature::family_evaluate",
-                       Policy(space, int(count), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)), kernel);
+  using Select = ComponentIntegrand<F, Real, typename ExecutionSpace::memory_space>;
+  evaluate_regions_of<ExecutionSpace, Real>(space, Select{f, component}, n, list, count, team_size, finite, nulls, 0,
+                                            largest_team, "parity::cubature::family_evaluate");
 }
 
 template <class ExecutionSpace, class Real, class F>

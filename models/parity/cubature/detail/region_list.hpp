@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/options.hpp"
@@ -83,14 +84,23 @@ void even_partition(ExecutionSpace const& space, RegionList<Real, typename Execu
       });
 }
 
-// Applies the rule to regions first..count-1 of the list, one team per region. With
-// largest_team set, launches nothing and stores there the largest team the backend runs this
-// kernel with (team_size is then unused).
-template <class ExecutionSpace, class Real, class F>
-void evaluate_list(ExecutionSpace const& space, F const& f, int n,
-                   RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
-                   int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
-                   NullRules<Real> const& nulls, std::int64_t first = 0, int* largest_team = nullptr) {
+// The integrand of every region of integrate()'s list: the same functor (integrate_family's
+// lists pick one per region).
+template <class F>
+struct SameIntegrand {
+  F f;
+  KOKKOS_INLINE_FUNCTION F const& operator()(std::int64_t) const { return f; }
+};
+
+// Applies the rule to regions first..count-1 of the list, one team per region, region r with the
+// integrand integrand_of(r). With largest_team set, launches nothing and stores there the largest
+// team the backend runs this kernel with (team_size is then unused).
+template <class ExecutionSpace, class Real, class Select>
+void evaluate_regions_of(ExecutionSpace const& space, Select const& integrand_of, int n,
+                         RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
+                         int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
+                         NullRules<Real> const& nulls, std::int64_t first, int* largest_team,
+                         std::string const& label) {
   if (count <= first && !largest_team) return;
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Scratch = Kokkos::View<Real*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -103,7 +113,7 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
   auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
     std::int64_t const r = first + team.league_rank();
     Scratch s(team.team_scratch(0), rule_scratch_reals<Real>());
-    auto const e = evaluate_rule(team, f, n, &center(r, 0), &half(r, 0), s.data(), nulls);
+    auto const e = evaluate_rule(team, integrand_of(r), n, &center(r, 0), &half(r, 0), s.data(), nulls);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       estimate(r) = e.integral;
       error(r) = e.error;
@@ -117,9 +127,18 @@ void evaluate_list(ExecutionSpace const& space, F const& f, int n,
         Policy(space, 1, 1).set_scratch_size(0, Kokkos::PerTeam(bytes)).team_size_max(kernel, Kokkos::ParallelForTag());
     return;
   }
-  Kokkos::parallel_for("parity::cubature::phase1_evaluate",
-                       Policy(space, int(count - first), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+  Kokkos::parallel_for(label, Policy(space, int(count - first), team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                        kernel);
+}
+
+// evaluate_regions_of with f for every region (integrate()'s lists).
+template <class ExecutionSpace, class Real, class F>
+void evaluate_list(ExecutionSpace const& space, F const& f, int n,
+                   RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t count,
+                   int team_size, Kokkos::View<int*, typename ExecutionSpace::memory_space> finite,
+                   NullRules<Real> const& nulls, std::int64_t first = 0, int* largest_team = nullptr) {
+  evaluate_regions_of<ExecutionSpace, Real>(space, SameIntegrand<F>{f}, n, list, count, team_size, finite, nulls, first,
+                                            largest_team, "parity::cubature::phase1_evaluate");
 }
 
 // Writes the d pieces of every flagged region (offset from the scan) into `to`. With d = 1 the
