@@ -10,9 +10,9 @@
 // GenzParameterFamily (integrands.hpp) is one of the built-in integrands at m parameter sets.
 //
 // The algorithm is integrate()'s improved phase 1 (integrate.hpp) for every integrand at once:
-// each starts from integrate()'s even partition of about `initial_regions` regions, and its regions are bisected
-// breadth-first against its own volume share of what is left of its own tolerance
-// max(tau_abs, tau_rel |I_k|). Tolerances, the rule, the error estimate and `max_evaluations`
+// each starts from integrate()'s even partition of about `initial_regions` regions, and its
+// regions are bisected breadth-first against its own volume share of what is left of its own
+// tolerance max(tau_abs, tau_rel |I_k|). Tolerances, the rule, the error estimate and `max_evaluations`
 // apply to each integrand; `max_memory_mb` holds the one list of all of them. Result k is what
 // integrate() returns for integrand k alone, bit for bit, wherever integrate() stays in phase 1
 // and neither its budget nor its memory binds. Beyond that it differs:

@@ -59,7 +59,7 @@ void evaluate_family_list(ExecutionSpace const& space, F const& f, int n,
 template <class ExecutionSpace, class Real, class F>
 class FamilyIntegrator {
  public:
-  // The problem must have passed validate_family() (family.hpp).
+  // The problem must have passed integrate_family's checks (family.hpp).
   FamilyIntegrator(ExecutionSpace const& space, F const& f, int components, std::vector<double> const& lower,
                    std::vector<double> const& upper, Tolerances const& tol, Options const& opt);
   std::vector<Result> run();
