@@ -94,8 +94,9 @@ CASES = {
                        "--precision", "float", "--max-evals", "2e6"],
     "cubature-parked": ["cubature", "--integrand", "f3", "--dim", "4", "--rel-tol", "1e-8", "--max-memory-mb", "0.5",
                         "--max-host-memory-mb", "4", "--max-evals", "1e7"],
+    # A sweep across ranks runs one integral per value (the family runs on one rank).
     "cubature-sweep": ["cubature", "--integrand", "gaussian", "--dim", "3", "--rel-tol", "1e-6", "--sweep", "a:3:6:3",
-                       "--max-evals", "1e6"],
+                       "--max-evals", "1e6", "--sweep-sampling", "separate"],
     # VEGAS+: each rank samples its share of the stratification cells (3 ranks: uneven).
     "cubature-vegas": ["cubature", "--integrand", "gaussian", "--dim", "4", "--method", "vegas", "--rel-tol", "1e-3",
                        "--evals-per-iteration", "2e4"],
