@@ -19,6 +19,7 @@
 
 #include "parity/algorithms/compact.hpp"
 #include "parity/algorithms/fixed_order_segment_sums.hpp"
+#include "parity/cubature/detail/final_status.hpp"
 #include "parity/cubature/detail/region_list.hpp"
 #include "parity/cubature/detail/rule_setup.hpp"
 #include "parity/cubature/detail/two_level.hpp"
@@ -162,19 +163,10 @@ std::vector<Result> FamilyIntegrator<ExecutionSpace, Real, F>::run() {
       if (!refine(it)) break;
     }
   }
-  for (int k = 0; k < m; ++k) {
-    Result& r = res[k];
-    r.tolerance = std::max(tol.absolute, tol.relative * std::abs(r.integral));
-    // integrate()'s set_status: the flags it reads were set where the component ended.
-    if (r.status == Status::integrand_not_finite || !std::isfinite(r.integral) || !std::isfinite(r.error))
-      r.status = Status::integrand_not_finite;
-    else if (r.error <= r.tolerance)
-      r.status = Status::converged;
-    else if (r.status == Status::budget_exhausted || r.evaluations + rule.points > opt.max_evaluations)
-      r.status = Status::budget_exhausted;
-    else
-      r.status = r.unrefined_regions > 0 ? Status::storage_exhausted : Status::not_converged;
-  }
+  // The flags integrate() keeps were set as statuses where each component ended.
+  for (auto& r : res)
+    set_final_status(r, tol, opt.max_evaluations, r.status == Status::integrand_not_finite,
+                     r.status == Status::budget_exhausted);
   return res;
 }
 

@@ -16,6 +16,7 @@
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/detail/filter.hpp"
+#include "parity/cubature/detail/final_status.hpp"
 #include "parity/cubature/detail/parked_chunk.hpp"
 #include "parity/cubature/detail/region_list.hpp"
 #include "parity/cubature/detail/rule_setup.hpp"
@@ -266,17 +267,7 @@ void Integrator<ExecutionSpace, Real, F>::finish(Filtered const& sums) {
 // Why the run stopped (see integrate.hpp).
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::set_status() {
-  res.tolerance = std::max(tol.absolute, tol.relative * std::abs(res.integral));
-  if (not_finite || !std::isfinite(res.integral) || !std::isfinite(res.error))
-    res.status = Status::integrand_not_finite;
-  else if (res.error <= res.tolerance)
-    res.status = Status::converged;
-  else if (budget_hit || res.evaluations + points > opt.max_evaluations)
-    res.status = Status::budget_exhausted;
-  else if (res.phase2_storage_limited > 0 || res.unrefined_regions > 0)
-    res.status = Status::storage_exhausted;
-  else
-    res.status = Status::not_converged;
+  set_final_status(res, tol, opt.max_evaluations, not_finite, budget_hit);
 }
 
 // Phase 1, then phase 2 for what phase 1 left unfinished.
