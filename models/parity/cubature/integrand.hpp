@@ -33,3 +33,18 @@ concept IntegrandFamily =
 };
 
 }  // namespace parity::cubature
+
+namespace parity::cubature {
+
+// What integrate_vector() (and integrate_vegas_family() in this form) asks of a vector-valued
+// integrand: `void operator()(Point<Real> const& x, Real* values) const` writing its m components
+// at x into values[0..m-1].
+template <class F, class Real>
+concept VectorIntegrand =
+    (std::is_same_v<Real, float> ||
+     std::is_same_v<Real, double>)&&std::is_copy_constructible_v<F>&& requires(F const& f, Point<Real> const& x,
+                                                                               Real* values) {
+  f(x, values);
+};
+
+}  // namespace parity::cubature

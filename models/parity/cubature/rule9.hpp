@@ -240,105 +240,109 @@ KOKKOS_INLINE_FUNCTION void triple_of(int t, int n, int& i, int& j, int& l) {
 
 }  // namespace detail
 
-// The degree-9 rule on the region (c, h) with the whole team (as evaluate_region in rule.hpp;
-// the same scratch). nulls.nine must be enabled.
-template <class Real, class F, class Member>
-KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team, F const& f, int n, Real const* c,
-                                                             Real const* h, Real* scratch,
-                                                             NullRules<Real> const& nulls) {
-  Degree9Weights<Real> const& k = nulls.nine;
-  // The center and the axis points +-g1..+-g4 (value 2 q + sign of axis i in slot
-  // (2 q + sign) * max_dim + i).
-  Real const offset[8] = {k.g[0], -k.g[0], k.g[1], -k.g[1], k.g[2], -k.g[2], k.g[3], -k.g[3]};
-  evaluate_axis_points(team, f, n, c, h, offset, scratch);
+namespace detail {
+
+// The degree-9 rule's points off the axes, by orbit, the q-th point of each (as the team loops
+// over them): +-g1 e_i +- g1 e_j (i < j; 4 per pair), +-g1 e_i +- g2 e_j (both orders; 8 per pair),
+// +-g1 on three axes i < j < l (8 per triple), and the 2^n points (+-g5, ..., +-g5).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Point<Real> degree9_pair_point(int q, int n, Real const* c, Real const* h,
+                                                      Degree9Weights<Real> const& k) {
+  int i = 0, j = 0;
+  pair_of(q / 4, n, i, j);
+  Point<Real> p;
+  p.dim = n;
+  for (int m = 0; m < n; ++m) p.x[m] = c[m];
+  p.x[i] = c[i] + ((q & 1) ? -k.g[0] : k.g[0]) * h[i];
+  p.x[j] = c[j] + ((q & 2) ? -k.g[0] : k.g[0]) * h[j];
+  return p;
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Point<Real> degree9_mixed_point(int q, int n, Real const* c, Real const* h,
+                                                       Degree9Weights<Real> const& k) {
+  int i = 0, j = 0;
+  pair_of(q / 8, n, i, j);
+  if (q & 4) {  // g2 on the first axis, g1 on the second
+    int const t = i;
+    i = j;
+    j = t;
+  }
+  Point<Real> p;
+  p.dim = n;
+  for (int m = 0; m < n; ++m) p.x[m] = c[m];
+  p.x[i] = c[i] + ((q & 1) ? -k.g[0] : k.g[0]) * h[i];
+  p.x[j] = c[j] + ((q & 2) ? -k.g[1] : k.g[1]) * h[j];
+  return p;
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Point<Real> degree9_triple_point(int q, int n, Real const* c, Real const* h,
+                                                        Degree9Weights<Real> const& k) {
+  int i = 0, j = 0, l = 0;
+  triple_of(q / 8, n, i, j, l);
+  int const signs = q % 8;
+  Point<Real> p;
+  p.dim = n;
+  for (int m = 0; m < n; ++m) p.x[m] = c[m];
+  p.x[i] = c[i] + ((signs & 1) ? -k.g[0] : k.g[0]) * h[i];
+  p.x[j] = c[j] + ((signs & 2) ? -k.g[0] : k.g[0]) * h[j];
+  p.x[l] = c[l] + ((signs & 4) ? -k.g[0] : k.g[0]) * h[l];
+  return p;
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Point<Real> degree9_corner_point(int q, int n, Real const* c, Real const* h,
+                                                        Degree9Weights<Real> const& k) {
+  Point<Real> p;
+  p.dim = n;
+  for (int m = 0; m < n; ++m) p.x[m] = c[m] + (((q >> m) & 1) ? -k.g[4] : k.g[4]) * h[m];
+  return p;
+}
+
+// Points per orbit off the axes (the loop lengths of the four functions above).
+KOKKOS_INLINE_FUNCTION int degree9_pair_points(int n) { return 4 * (n * (n - 1) / 2); }
+KOKKOS_INLINE_FUNCTION int degree9_mixed_points(int n) { return 8 * (n * (n - 1) / 2); }
+KOKKOS_INLINE_FUNCTION int degree9_triple_points(int n) { return 8 * (n * (n - 1) * (n - 2) / 6); }
+KOKKOS_INLINE_FUNCTION int degree9_corner_points(int n) { return 1 << n; }
+
+// Axis i of the rule scratch holding the values at +-g1..+-g4 e_i (value 2 q + sign in slot
+// (2 q + sign) * max_dim + i) and the center's: replaced by the four sums over +-g_q and, in slot
+// 4 * max_dim + i, the fourth difference (g2 against g1).
+template <class Real>
+KOKKOS_INLINE_FUNCTION void degree9_axis_sums(Real* scratch, int i, Degree9Weights<Real> const& k) {
   Real const f0 = scratch[center_value_slot];
-  // Per axis: the four sums and the fourth difference (g2 against g1), over that axis' values.
   Real const ratio = (k.g[1] / k.g[0]) * (k.g[1] / k.g[0]);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
-    Real sums[4];
-    for (int q = 0; q < 4; ++q) sums[q] = scratch[2 * q * max_dim + i] + scratch[(2 * q + 1) * max_dim + i];
-    for (int q = 0; q < 4; ++q) scratch[q * max_dim + i] = sums[q];
-    scratch[4 * max_dim + i] = Kokkos::abs((sums[1] - 2 * f0) - ratio * (sums[0] - 2 * f0));
-  });
+  Real sums[4];
+  for (int q = 0; q < 4; ++q) sums[q] = scratch[2 * q * max_dim + i] + scratch[(2 * q + 1) * max_dim + i];
+  for (int q = 0; q < 4; ++q) scratch[q * max_dim + i] = sums[q];
+  scratch[4 * max_dim + i] = Kokkos::abs((sums[1] - 2 * f0) - ratio * (sums[0] - 2 * f0));
+}
 
-  // +-g1 e_i +- g1 e_j (i < j), 4 points per pair, and +-g1 e_i +- g2 e_j (both orders), 8.
-  int const pairs = n * (n - 1) / 2;
-  Real s5 = 0, s6 = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, 4 * pairs),
-      [&](int q, Real& acc) {
-        int i = 0, j = 0;
-        detail::pair_of(q / 4, n, i, j);
-        Point<Real> p;
-        p.dim = n;
-        for (int m = 0; m < n; ++m) p.x[m] = c[m];
-        p.x[i] = c[i] + ((q & 1) ? -k.g[0] : k.g[0]) * h[i];
-        p.x[j] = c[j] + ((q & 2) ? -k.g[0] : k.g[0]) * h[j];
-        acc += f(p);
-      },
-      s5);
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, 8 * pairs),
-      [&](int q, Real& acc) {
-        int i = 0, j = 0;
-        detail::pair_of(q / 8, n, i, j);
-        if (q & 4) {  // g2 on the first axis, g1 on the second
-          int const t = i;
-          i = j;
-          j = t;
-        }
-        Point<Real> p;
-        p.dim = n;
-        for (int m = 0; m < n; ++m) p.x[m] = c[m];
-        p.x[i] = c[i] + ((q & 1) ? -k.g[0] : k.g[0]) * h[i];
-        p.x[j] = c[j] + ((q & 2) ? -k.g[1] : k.g[1]) * h[j];
-        acc += f(p);
-      },
-      s6);
+// The largest |value| the axis sums and the center show (the rounding scale of the split axis).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real degree9_value_scale(Real const* scratch, int n) {
+  Real fscale = Kokkos::abs(scratch[center_value_slot]);
+  for (int i = 0; i < n; ++i)
+    for (int q = 0; q < 4; ++q) fscale = Kokkos::fmax(fscale, Kokkos::abs(scratch[q * max_dim + i]));
+  return fscale;
+}
 
-  // +-g1 on three axes i < j < l.
-  int const triples = n * (n - 1) * (n - 2) / 6;
-  Real s7 = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, 8 * triples),
-      [&](int q, Real& acc) {
-        int i = 0, j = 0, l = 0;
-        detail::triple_of(q / 8, n, i, j, l);
-        int const signs = q % 8;
-        Point<Real> p;
-        p.dim = n;
-        for (int m = 0; m < n; ++m) p.x[m] = c[m];
-        p.x[i] = c[i] + ((signs & 1) ? -k.g[0] : k.g[0]) * h[i];
-        p.x[j] = c[j] + ((signs & 2) ? -k.g[0] : k.g[0]) * h[j];
-        p.x[l] = c[l] + ((signs & 4) ? -k.g[0] : k.g[0]) * h[l];
-        acc += f(p);
-      },
-      s7);
-
-  // The 2^n points (+-g5, ..., +-g5).
-  Real s8 = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, 1 << n),
-      [&](int q, Real& acc) {
-        Point<Real> p;
-        p.dim = n;
-        for (int m = 0; m < n; ++m) p.x[m] = c[m] + (((q >> m) & 1) ? -k.g[4] : k.g[4]) * h[m];
-        acc += f(p);
-      },
-      s8);
-  team.team_barrier();
-
+// The estimate of one region from the rule scratch after degree9_axis_sums and the sums s5..s8
+// over the four orbits off the axes (every team member computes the same).
+template <class Real>
+KOKKOS_INLINE_FUNCTION RegionEstimate<Real> degree9_estimate(NullRules<Real> const& nulls, int n, Real const* h,
+                                                             Real const* scratch, Real s5, Real s6, Real s7, Real s8) {
+  Degree9Weights<Real> const& k = nulls.nine;
   // Fixed-order sums over the axes, and the split axis (as evaluate_region).
+  Real const f0 = scratch[center_value_slot];
   Real s[9] = {f0, 0, 0, 0, 0, s5, s6, s7, s8};
-  Real maxdiff = 0, fscale = Kokkos::abs(f0);
+  Real maxdiff = 0;
   for (int i = 0; i < n; ++i) {
-    for (int q = 0; q < 4; ++q) {
-      s[1 + q] += scratch[q * max_dim + i];
-      fscale = Kokkos::fmax(fscale, Kokkos::abs(scratch[q * max_dim + i]));
-    }
+    for (int q = 0; q < 4; ++q) s[1 + q] += scratch[q * max_dim + i];
     maxdiff = Kokkos::fmax(maxdiff, scratch[4 * max_dim + i]);
   }
-  int const axis = split_axis(scratch + 4 * max_dim, h, n, maxdiff, fscale);
+  int const axis = split_axis(scratch + 4 * max_dim, h, n, maxdiff, degree9_value_scale(scratch, n));
 
   Real volume = 1;
   for (int i = 0; i < n; ++i) volume *= 2 * h[i];
@@ -363,6 +367,38 @@ KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team,
   r.finite = Kokkos::isfinite(r.integral) && Kokkos::isfinite(e1 + e2 + e3) && Kokkos::isfinite(maxdiff);
   Real const floor = Real(64) * machine_epsilon<Real>() * volume * absolute;
   r.error = Kokkos::fmax(combine_nulls(nulls, e1, e2, e3, e1), floor);
+  return r;
+}
+
+}  // namespace detail
+
+// The degree-9 rule on the region (c, h) with the whole team (as evaluate_region in rule.hpp;
+// the same scratch). nulls.nine must be enabled.
+template <class Real, class F, class Member>
+KOKKOS_INLINE_FUNCTION RegionEstimate<Real> evaluate_region9(Member const& team, F const& f, int n, Real const* c,
+                                                             Real const* h, Real* scratch,
+                                                             NullRules<Real> const& nulls) {
+  Degree9Weights<Real> const& k = nulls.nine;
+  // The center and the axis points +-g1..+-g4, then their per-axis sums and fourth differences.
+  Real const offset[8] = {k.g[0], -k.g[0], k.g[1], -k.g[1], k.g[2], -k.g[2], k.g[3], -k.g[3]};
+  evaluate_axis_points(team, f, n, c, h, offset, scratch);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) { detail::degree9_axis_sums(scratch, i, k); });
+
+  Real s5 = 0, s6 = 0, s7 = 0, s8 = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, detail::degree9_pair_points(n)),
+      [&](int q, Real& acc) { acc += f(detail::degree9_pair_point(q, n, c, h, k)); }, s5);
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, detail::degree9_mixed_points(n)),
+      [&](int q, Real& acc) { acc += f(detail::degree9_mixed_point(q, n, c, h, k)); }, s6);
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, detail::degree9_triple_points(n)),
+      [&](int q, Real& acc) { acc += f(detail::degree9_triple_point(q, n, c, h, k)); }, s7);
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, detail::degree9_corner_points(n)),
+      [&](int q, Real& acc) { acc += f(detail::degree9_corner_point(q, n, c, h, k)); }, s8);
+  team.team_barrier();
+  RegionEstimate<Real> const r = detail::degree9_estimate(nulls, n, h, scratch, s5, s6, s7, s8);
   team.team_barrier();
   return r;
 }
