@@ -50,10 +50,10 @@ std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision pre
 }
 
 std::vector<RunResult> run_family(std::vector<Params> const& cases, Precision precision, run::Progress& progress,
-                                  run::PhaseTimes& times) {
+                                  run::PhaseTimes& times, bool one_partition) {
   backend::ExecutionSpace const space;
   return with_precision(precision, [&](auto real) {
-    return solve_family<backend::ExecutionSpace, decltype(real)>(space, cases, {&progress, &times});
+    return solve_family<backend::ExecutionSpace, decltype(real)>(space, cases, {&progress, &times}, one_partition);
   });
 }
 

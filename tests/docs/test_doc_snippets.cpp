@@ -11,6 +11,7 @@
 #include "parity/cubature/family.hpp"
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
+#include "parity/cubature/vector.hpp"
 #include "parity/cubature/vegas.hpp"
 #include "parity/dp/distribution.hpp"
 #include "parity/dp/egm.hpp"
@@ -72,6 +73,11 @@ std::vector<parity::cubature::VegasResult> cubature_vegas_family(ExecSpace const
 
 std::vector<parity::cubature::Result> cubature_family(ExecSpace const& space) {
 #include "doc_snippets/cubature_family.inc"
+  return r;
+}
+
+std::vector<parity::cubature::Result> cubature_vector(ExecSpace const& space) {
+#include "doc_snippets/cubature_vector.inc"
   return r;
 }
 
@@ -160,6 +166,21 @@ TEST(DocSnippets, FamilyOfGenzParameters) {
         std::vector<double>(4, 0.0), std::vector<double>(4, 1.0));
     EXPECT_EQ(r[k].status, parity::cubature::Status::converged);
     EXPECT_NEAR(r[k].integral, exact, 1e-8 * exact);
+  }
+}
+
+TEST(DocSnippets, MomentsOnOnePartition) {
+  auto const r = cubature_vector(ExecSpace());
+  ASSERT_EQ(r.size(), 3u);
+  // Per axis: the integral of exp(-4 (x - 1/2)^2) over [0, 1] is sqrt(pi) erf(1) / 2, its mean
+  // 1/2 by symmetry, and its second moment (by parts) 1/4 + j2 / g0.
+  double const pi = std::acos(-1.0), g0 = 0.5 * std::sqrt(pi) * std::erf(1.0);
+  double const j2 = g0 / 8 - std::exp(-1.0) / 8;  // integral of y^2 e^{-4 y^2} over |y| <= 1/2
+  double const exact[3] = {g0 * g0 * g0, 0.5 * g0 * g0 * g0, (j2 + 0.25 * g0) * g0 * g0};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(r[k].status, parity::cubature::Status::converged) << k;
+    EXPECT_NEAR(r[k].integral, exact[k], 1e-9 * exact[k]) << k;
+    EXPECT_EQ(r[k].evaluations, r[0].evaluations) << k;
   }
 }
 

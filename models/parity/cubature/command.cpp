@@ -332,9 +332,10 @@ class Command final : public cli::Command {
         sub.add_option("--sweep-sampling", sampling_,
                        "With --sweep: shared (the sweep's integrals as one family, one launch per step for all of "
                        "them: the deterministic method's regions in one list, VEGAS one sampling; the deterministic "
-                       "default where the improved mode runs on one rank without --max-host-memory-mb) or separate "
-                       "(one integral per value)")
-            ->check(CLI::IsMember({"shared", "separate"}))
+                       "default where the improved mode runs on one rank without --max-host-memory-mb), partition "
+                       "(deterministic, at most 16 values in 2 or more dimensions: one partition for all, each point "
+                       "evaluated once for every value) or separate (one integral per value)")
+            ->check(CLI::IsMember({"shared", "partition", "separate"}))
             ->capture_default_str();
     auto& v = params_.vegas;
     vegas_only_ = {
@@ -410,13 +411,28 @@ class Command final : public cli::Command {
                                : run::ranks::size() > 1       ? "several ranks"
                                : concurrency_option_->count() ? "--concurrency"
                                                               : "";
+    bool const partition = sampling_ == "partition";
+    if (partition) {
+      require(cannot.empty(), "--sweep-sampling partition does not run with " + cannot +
+                                  " (--sweep-sampling separate runs one integral per value)");
+      require(cases.size() <= std::size_t(max_vector_components),
+              fmt::format("--sweep-sampling partition: at most {} values share one partition (got {}; "
+                          "--sweep-sampling shared takes more)",
+                          max_vector_components, cases.size()));
+      require(uses_degree9(o, params_.dim),
+              "--sweep-sampling partition applies the degree-9 rule, in two or more "
+              "dimensions (--sweep-sampling shared runs the others)");
+    }
     bool const family = sampling_ == "shared" && cannot.empty();
-    require(family || sampling_option_->count() == 0 || sampling_ == "separate",
+    require(partition || family || sampling_option_->count() == 0 || sampling_ == "separate",
             "--sweep-sampling shared: the deterministic family does not run with " + cannot +
                 " (--sweep-sampling separate runs one integral per value)");
-    auto r = run_cases(context, cases, "sweep", family ? Batch::family : Batch::separate);
+    auto r = run_cases(context, cases, "sweep",
+                       partition ? Batch::partition
+                       : family  ? Batch::family
+                                 : Batch::separate);
     r.parameters["sweep"] = {{"name", sweep.name}, {"lo", sweep.lo}, {"hi", sweep.hi}, {"n", sweep.n}};
-    r.parameters["sweep_sampling"] = family ? "shared" : "separate";
+    r.parameters["sweep_sampling"] = partition ? "partition" : family ? "shared" : "separate";
     r.parameters["concurrency"] = concurrency_;
     return r;
   }
@@ -496,9 +512,12 @@ class Command final : public cli::Command {
         worst = std::max(worst, c["relative_true_error"].get<double>());
         ++known;
       }
+      bool const partition = r.parameters.value("sweep_sampling", "") == "partition";
+      if (partition) evaluations = cases[0]["evaluations"].get<long long>();
       return fmt::format(
-          "{} integrals of {} {}-D: {} converged, {} evaluations in all, {}", cases.size(),
+          "{} integrals of {} {}-D: {} converged, {} evaluations {}, {}", cases.size(),
           cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
+          partition ? "on one partition (each gives every value)" : "in all",
           known == 0 ? std::string("exact values unknown") : fmt::format("largest relative true error {:.2g}", worst));
     }
     std::string s;
@@ -588,6 +607,9 @@ class Command final : public cli::Command {
   report::RunReport execute_vegas_sweep(cli::Context& context, Params const& base) {
     cli::SweepSpec const sweep = cli::parse_sweep(sweep_text_);
     std::vector<Params> const cases = sweep_cases(base, sweep);
+    require(sampling_ != "partition",
+            "--sweep-sampling partition is the deterministic method's (VEGAS shares one "
+            "sampling with --sweep-sampling shared)");
     Sampling const sampling = sampling_ == "separate" ? Sampling::separate : Sampling::shared;
     std::size_t const m = cases.size();
     nlohmann::json parameters = nlohmann::json::array();
@@ -666,7 +688,7 @@ class Command final : public cli::Command {
   }
 
   // The cases one after another, or in one run_batch or run_family call.
-  enum class Batch { none, separate, family };
+  enum class Batch { none, separate, family, partition };
   report::RunReport run_cases(cli::Context& context, std::vector<Params> const& cases, std::string const& tag,
                               Batch batch = Batch::none) {
     report::RunReport r;
@@ -691,8 +713,8 @@ class Command final : public cli::Command {
     std::vector<RunResult> batched;
     if (batch == Batch::separate)
       batched = run_batch(cases, context.precision, concurrency_, context.progress, r.phases);
-    else if (batch == Batch::family)
-      batched = run_family(cases, context.precision, context.progress, r.phases);
+    else if (batch == Batch::family || batch == Batch::partition)
+      batched = run_family(cases, context.precision, context.progress, r.phases, batch == Batch::partition);
     for (std::size_t k = 0; k < cases.size(); ++k) {
       Params const& p = cases[k];
       RunResult const x =
@@ -734,6 +756,8 @@ class Command final : public cli::Command {
           if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
           evaluations += c["evaluations"].get<double>();
         }
+        // On one partition every call of the integrand gives all the values: one count.
+        if (batch == Batch::partition) evaluations = results[0]["evaluations"].get<double>();
         r.results.update(
             {{"converged", converged}, {"worst_relative_true_error", worst}, {"evaluations", evaluations}});
       }

@@ -29,8 +29,9 @@ int max_team_size(Precision precision);
 std::vector<RunResult> run_batch(std::vector<Params> const& cases, Precision precision, int concurrency,
                                  run::Progress& progress, run::PhaseTimes& times);
 
-// The same runs as one family (integrate_family): their regions in one list, one launch per step.
+// The same runs as one family (integrate_family): their regions in one list, one launch per step;
+// with one_partition on one partition for all (integrate_vector; at most max_vector_components).
 std::vector<RunResult> run_family(std::vector<Params> const& cases, Precision precision, run::Progress& progress,
-                                  run::PhaseTimes& times);
+                                  run::PhaseTimes& times, bool one_partition = false);
 
 }  // namespace parity::cubature

@@ -14,6 +14,8 @@ namespace parity::cubature {
 
 // Largest dimension supported (runtime n in [1, max_dim]); 2^16 + O(n^2) points per region.
 inline constexpr int max_dim = 16;
+// Most components of a vector integrand (integrate_vector; its values sit on each thread's stack).
+inline constexpr int max_vector_components = 16;
 
 // Coordinates a Point holds: the largest dimension of any method (VEGAS, vegas.hpp, goes to 32).
 // The deterministic rules stay at max_dim (their 2^n points and per-axis scratch), so raising

@@ -13,6 +13,7 @@
 #include "parity/cubature/integrate.hpp"
 #include "parity/cubature/params.hpp"
 #include "parity/cubature/result.hpp"
+#include "parity/cubature/vector.hpp"
 #include "parity/cubature/vegas.hpp"
 #include "parity/run/solve_options.hpp"
 
@@ -128,10 +129,11 @@ std::vector<RunResult> solve_batch(ExecutionSpace const& space, std::vector<Para
 }
 
 // The same runs as one integrate_family over a GenzParameterFamily, timed as the phase
-// "parity::cubature::family".
+// "parity::cubature::family"; with one_partition, as one integrate_vector of its members on one
+// partition (at most max_vector_components runs), timed as "parity::cubature::vector".
 template <class ExecutionSpace, class Real>
 std::vector<RunResult> solve_family(ExecutionSpace const& space, std::vector<Params> const& cases,
-                                    run::SolveOptions const& options = {}) {
+                                    run::SolveOptions const& options = {}, bool one_partition = false) {
   std::vector<Problem> const problems = batch_problems(cases);
   std::vector<RunResult> out(cases.size());
   if (cases.empty()) return out;
@@ -141,9 +143,14 @@ std::vector<RunResult> solve_family(ExecutionSpace const& space, std::vector<Par
     u.push_back(q.u);
   }
   GenzParameterFamily<Real, typename ExecutionSpace::memory_space> const f(problems.front().family, a, u);
+  auto const& q = problems.front();
+  Options const o = with_reporting(cases.front().options, options);
   std::vector<Result> const results =
-      integrate_family<ExecutionSpace, Real>(space, f, f.components(), problems.front().lower, problems.front().upper,
-                                             cases.front().tolerances, with_reporting(cases.front().options, options));
+      one_partition
+          ? integrate_vector<ExecutionSpace, Real>(space, FamilyAsVector<decltype(f)>{f, f.components()},
+                                                   f.components(), q.lower, q.upper, cases.front().tolerances, o)
+          : integrate_family<ExecutionSpace, Real>(space, f, f.components(), q.lower, q.upper, cases.front().tolerances,
+                                                   o);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out[k].integration = results[k];
     out[k].exact = genz_exact(problems[k].family, a[k], u[k], problems[k].lower, problems[k].upper);

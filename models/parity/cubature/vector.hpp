@@ -45,7 +45,17 @@
 
 namespace parity::cubature {
 
-inline constexpr int max_vector_components = detail::max_vector_values;
+// A family called once per component (IntegrandFamily, f(x, k)) as a vector integrand of m
+// components, to integrate m members of a family on one partition.
+template <class F>
+struct FamilyAsVector {
+  F family;
+  int m;
+  template <class Real>
+  KOKKOS_INLINE_FUNCTION void operator()(Point<Real> const& x, Real* values) const {
+    for (int k = 0; k < m; ++k) values[k] = family(x, k);
+  }
+};
 
 // The largest Options::team_size this backend runs integrate_vector's kernel with for the vector
 // integrand F with m components in precision Real. Launches nothing and allocates nothing.
@@ -78,8 +88,9 @@ std::vector<Result> integrate_vector(ExecutionSpace const& space, F const& f, in
   require(uses_degree9(opt, int(lower.size())),
           "integrate_vector applies the degree-9 rule, in two or more dimensions (rule degree7 and one-dimensional "
           "boxes are for integrate)");
-  require(opt.max_host_memory_mb == 0, "integrate_vector does not park regions in host memory (max host memory must "
-                                       "be 0)");
+  require(opt.max_host_memory_mb == 0,
+          "integrate_vector does not park regions in host memory (max host memory must "
+          "be 0)");
   require(!opt.ranks.several(), "integrate_vector runs on one rank");
   int const team = detail::resolve_team_size<ExecutionSpace>(opt.team_size),
             largest = max_vector_team_size<ExecutionSpace, Real>(space, f, components);

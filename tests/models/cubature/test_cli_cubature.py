@@ -484,6 +484,38 @@ class CubatureCli(CliTestCase):
         self.assert_bad_input(parity("cubature", "--sweep-sampling", "shared", "--quiet"),
                               "--sweep-sampling applies to --sweep only")
 
+    def test_sweep_on_one_partition(self):
+        # --sweep-sampling partition: the values on one partition, each within its tolerance of its
+        # closed form, with fewer evaluations than one partition per value.
+        docs = {}
+        for sampling in ("partition", "shared"):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                r = parity("cubature", "--integrand", "gaussian", "--dim", "3", "--rel-tol", "1e-9", "--sweep",
+                           "a:2:5:6", "--sweep-sampling", sampling, "--json", path, "--quiet")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                with open(path) as f:
+                    docs[sampling] = json.load(f)
+        one = docs["partition"]
+        self.assertEqual(one["parameters"]["sweep_sampling"], "partition")
+        self.assertIn("parity::cubature::vector", one["timing"]["phases"])
+        cases = one["results"]["cases"]
+        self.assertEqual(len(cases), 6)
+        for x in cases:
+            self.assertEqual(x["status"], "converged")
+            self.assertLess(x["true_error"], 1e-9 * abs(x["exact"]))
+            self.assertEqual(x["evaluations"], cases[0]["evaluations"])
+        self.assertEqual(one["results"]["evaluations"], cases[0]["evaluations"])
+        separate = sum(x["evaluations"] for x in docs["shared"]["results"]["cases"])
+        self.assertLess(cases[0]["evaluations"], separate)
+        sweep = ("--integrand", "gaussian", "--dim", "3", "--sweep-sampling", "partition", "--quiet")
+        self.assert_bad_input(parity("cubature", *sweep, "--sweep", "a:1:2:17"), "at most 16 values")
+        self.assert_bad_input(parity("cubature", "--integrand", "gaussian", "--dim", "1", "--sweep", "a:1:2:3",
+                                     "--sweep-sampling", "partition", "--quiet"), "two or more dimensions")
+        self.assert_bad_input(parity("cubature", *sweep, "--sweep", "a:1:2:3", "--mode", "paper"), "--mode paper")
+        self.assert_bad_input(parity("cubature", *sweep, "--sweep", "a:1:2:3", "--method", "vegas"),
+                              "deterministic method")
+
     def test_bad_inputs(self):
         self.assert_bad_input(parity("cubature", "--dim", "0"), "--dim")
         self.assert_bad_input(parity("cubature", "--dim", "17"), "--dim")

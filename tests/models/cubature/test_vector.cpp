@@ -89,8 +89,8 @@ TEST(CubatureVector, OneComponentIsIntegrate) {
     t.relative = c.tolerance;
     cub::Options o;
     o.max_evaluations = 200'000'000;
-    auto const alone = cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(c.family, a, u), lo,
-                                                         hi, t, o);
+    auto const alone =
+        cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(c.family, a, u), lo, hi, t, o);
     ASSERT_EQ(alone.phase2_regions, 0);
     ASSERT_EQ(alone.filtered_regions, 0);
     ASSERT_GT(alone.phase1_iterations, 3);

@@ -14,13 +14,10 @@
 
 namespace parity::cubature::detail {
 
-// Most components of a vector integrand: its values sit on each thread's stack.
-inline constexpr int max_vector_values = 16;
-
 // One value per component, summed elementwise by team reductions.
 template <class Real>
 struct VectorValues {
-  Real v[max_vector_values];
+  Real v[max_vector_components];
 };
 
 template <class Real>
@@ -31,10 +28,10 @@ struct VectorValuesSum {
   value_type& value;
   KOKKOS_INLINE_FUNCTION explicit VectorValuesSum(value_type& v) : value(v) {}
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, value_type const& src) const {
-    for (int k = 0; k < max_vector_values; ++k) dest.v[k] += src.v[k];
+    for (int k = 0; k < max_vector_components; ++k) dest.v[k] += src.v[k];
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int k = 0; k < max_vector_values; ++k) v.v[k] = Real(0);
+    for (int k = 0; k < max_vector_components; ++k) v.v[k] = Real(0);
   }
   KOKKOS_INLINE_FUNCTION value_type& reference() const { return value; }
   KOKKOS_INLINE_FUNCTION result_view_type view() const { return result_view_type(&value, 1); }
@@ -52,12 +49,12 @@ struct VectorRegionList {
   VectorRegionList(std::int64_t capacity, int n, int m)
       : estimate(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::vector_estimate"), capacity, m),
         error(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::vector_error"), capacity, m) {
-    boxes.center = decltype(boxes.center)(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::center"), capacity, n);
+    boxes.center = decltype(boxes.center)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::center"),
+                                          capacity, n);
     boxes.half = decltype(boxes.half)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::half_width"),
                                       capacity, n);
-    boxes.axis = decltype(boxes.axis)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::axis"),
-                                      capacity);
+    boxes.axis =
+        decltype(boxes.axis)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::axis"), capacity);
   }
   std::int64_t capacity() const { return std::int64_t(estimate.extent(0)); }
 };
@@ -65,7 +62,7 @@ struct VectorRegionList {
 // Adds the m values of f at p to acc.
 template <class Real, class F>
 KOKKOS_INLINE_FUNCTION void add_values(F const& f, Point<Real> const& p, int m, VectorValues<Real>& acc) {
-  Real values[max_vector_values];
+  Real values[max_vector_components];
   f(p, values);
   for (int k = 0; k < m; ++k) acc.v[k] += values[k];
 }
@@ -109,7 +106,7 @@ void evaluate_vector_regions(ExecutionSpace const& space, F const& f, int m, int
         p.x[i] = c[i] + offset[v] * h[i];
         slot = v * max_dim + i;
       }
-      Real values[max_vector_values];
+      Real values[max_vector_components];
       f(p, values);
       for (int j = 0; j < m; ++j) scratch[j * block + slot] = values[j];
     });
