@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "parity/cubature/detail/family_integrator.hpp"
+#include "parity/cubature/detail/one_list.hpp"
 #include "parity/cubature/integrand.hpp"
 #include "parity/cubature/options.hpp"
 #include "parity/timing/scoped_phase.hpp"
@@ -74,18 +75,8 @@ std::vector<Result> integrate_family(ExecutionSpace const& space, F const& f, in
   require(components >= 1 && components <= max_family_components, "components must be between 1 and " +
                                                                       std::to_string(max_family_components) + " (got " +
                                                                       std::to_string(components) + ")");
-  require(opt.mode == Mode::improved,
-          "integrate_family runs the improved mode only (integrate_batch runs the paper "
-          "mode one integral at a time)");
-  require(opt.max_host_memory_mb == 0,
-          "integrate_family does not park regions in host memory (max host memory must be 0; integrate_batch parks "
-          "one integral at a time)");
-  require(!opt.ranks.several(), "integrate_family runs on one rank (integrate_batch runs a family across ranks)");
-  int const team = detail::resolve_team_size<ExecutionSpace>(opt.team_size),
-            largest = max_family_team_size<ExecutionSpace, Real>(space, f);
-  require(team <= largest, "team size " + std::to_string(team) +
-                               " is above the largest team this backend runs the cubature kernels with (" +
-                               std::to_string(largest) + ")");
+  detail::require_one_list("integrate_family", opt, " (integrate_batch runs it one integral at a time)");
+  detail::require_team_size<ExecutionSpace>(opt.team_size, max_family_team_size<ExecutionSpace, Real>(space, f));
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::family");
   detail::FamilyIntegrator<ExecutionSpace, Real, F> integrator(space, f, components, lower, upper, tol, opt);
   return integrator.run();

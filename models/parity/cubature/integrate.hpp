@@ -99,12 +99,7 @@ Result integrate(ExecutionSpace const& space, F const& f, std::vector<double> co
                 "parity::cubature::integrate: the first template argument must be a Kokkos execution space");
   static_assert(detail::check_integrand<F, Real>());
   validate(lower, upper, tol, opt);
-  // Checked before anything is allocated: past the limit the launch itself fails.
-  int const team = detail::resolve_team_size<ExecutionSpace>(opt.team_size),
-            largest = max_team_size<ExecutionSpace, Real>(space, f);
-  require(team <= largest, "team size " + std::to_string(team) +
-                               " is above the largest team this backend runs the cubature kernels with (" +
-                               std::to_string(largest) + ")");
+  detail::require_team_size<ExecutionSpace>(opt.team_size, max_team_size<ExecutionSpace, Real>(space, f));
   detail::Integrator<ExecutionSpace, Real, F> integrator(space, f, lower, upper, tol, opt);
   return integrator.run();
 }

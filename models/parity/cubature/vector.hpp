@@ -38,6 +38,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "parity/cubature/detail/one_list.hpp"
 #include "parity/cubature/detail/vector_integrator.hpp"
 #include "parity/cubature/integrand.hpp"
 #include "parity/cubature/options.hpp"
@@ -84,19 +85,12 @@ std::vector<Result> integrate_vector(ExecutionSpace const& space, F const& f, in
   require(components >= 1 && components <= max_vector_components,
           "components must be between 1 and " + std::to_string(max_vector_components) + " (got " +
               std::to_string(components) + "; integrate_family takes a family called once per component)");
-  require(opt.mode == Mode::improved, "integrate_vector runs the improved mode only");
+  detail::require_one_list("integrate_vector", opt, "");
   require(uses_degree9(opt, int(lower.size())),
           "integrate_vector applies the degree-9 rule, in two or more dimensions (rule degree7 and one-dimensional "
           "boxes are for integrate)");
-  require(opt.max_host_memory_mb == 0,
-          "integrate_vector does not park regions in host memory (max host memory must "
-          "be 0)");
-  require(!opt.ranks.several(), "integrate_vector runs on one rank");
-  int const team = detail::resolve_team_size<ExecutionSpace>(opt.team_size),
-            largest = max_vector_team_size<ExecutionSpace, Real>(space, f, components);
-  require(team <= largest, "team size " + std::to_string(team) +
-                               " is above the largest team this backend runs the cubature kernels with (" +
-                               std::to_string(largest) + ")");
+  detail::require_team_size<ExecutionSpace>(opt.team_size,
+                                            max_vector_team_size<ExecutionSpace, Real>(space, f, components));
   timing::OptionalPhase<ExecutionSpace> phase(space, opt.phases, "parity::cubature::vector");
   detail::VectorIntegrator<ExecutionSpace, Real, F> integrator(space, f, components, lower, upper, tol, opt);
   return integrator.run();

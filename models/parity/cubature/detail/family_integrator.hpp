@@ -122,11 +122,7 @@ FamilyIntegrator<ExecutionSpace, Real, F>::FamilyIntegrator(ExecutionSpace const
     : space(space_), f(f_), m(m_), tol(tol_), opt(opt_), members(m_), res(m_) {
   n = int(lower.size());
   team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
-  for (int i = 0; i < n; ++i) {
-    lo[i] = lower[i];
-    hi[i] = upper[i];
-    box_half[i] = 0.5 * (upper[i] - lower[i]);
-  }
+  box_arrays(lower, upper, lo, hi, box_half);
   rule = rule_setup<Real>(opt, n);
   // integrate()'s list and work arrays, with a component index and two more sums per region.
   double const region_bytes = 2.0 * (2 * n + 2) * sizeof(Real) + 4.0 * sizeof(int) + 4.0 * sizeof(int) +

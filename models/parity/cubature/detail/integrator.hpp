@@ -173,11 +173,7 @@ Integrator<ExecutionSpace, Real, F>::Integrator(ExecutionSpace const& space_, F 
     : space(space_), f(f_), tol(tol_), opt(opt_) {
   n = int(lower.size());
   team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
-  for (int i = 0; i < n; ++i) {
-    lo[i] = lower[i];
-    hi[i] = upper[i];
-    box_half[i] = 0.5 * (upper[i] - lower[i]);
-  }
+  box_arrays(lower, upper, lo, hi, box_half);
   paper = opt.mode == Mode::paper;
   auto const setup = rule_setup<Real>(opt, n);
   points = setup.points;

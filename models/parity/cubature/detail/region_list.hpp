@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/options.hpp"
@@ -39,6 +40,27 @@ int resolve_team_size(int requested) {
   if (requested > 0) return requested;
   bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   return host ? 1 : 32;
+}
+
+// Refuses a team above `largest`, the most this backend runs the kernel with (past it the launch
+// itself fails); checked before anything is allocated.
+template <class ExecutionSpace>
+void require_team_size(int requested, int largest) {
+  int const team = resolve_team_size<ExecutionSpace>(requested);
+  require(team <= largest, "team size " + std::to_string(team) +
+                               " is above the largest team this backend runs the cubature kernels with (" +
+                               std::to_string(largest) + ")");
+}
+
+// The box [lower, upper] as the kernels take it: bounds and half-widths per axis.
+inline void box_arrays(std::vector<double> const& lower, std::vector<double> const& upper,
+                       Kokkos::Array<double, max_dim>& lo, Kokkos::Array<double, max_dim>& hi,
+                       Kokkos::Array<double, max_dim>& half) {
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    lo[i] = lower[i];
+    hi[i] = upper[i];
+    half[i] = 0.5 * (upper[i] - lower[i]);
+  }
 }
 
 // Pieces per axis of the even partition into about `target` regions (at most target), as equal

@@ -81,11 +81,7 @@ VectorIntegrator<ExecutionSpace, Real, F>::VectorIntegrator(ExecutionSpace const
     : space(space_), f(f_), m(m_), tol(tol_), opt(opt_), members(m_), res(m_) {
   n = int(lower.size());
   team_size = resolve_team_size<ExecutionSpace>(opt.team_size);
-  for (int i = 0; i < n; ++i) {
-    lo[i] = lower[i];
-    hi[i] = upper[i];
-    box_half[i] = 0.5 * (upper[i] - lower[i]);
-  }
+  box_arrays(lower, upper, lo, hi, box_half);
   rule = rule_setup<Real>(opt, n);
   // integrate()'s even partition and list, with m estimates, errors and parent values a region.
   std::int64_t const affordable = std::max<std::int64_t>(1, opt.max_evaluations / rule.points);
