@@ -15,6 +15,7 @@
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "recorded_progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_family {
@@ -210,12 +211,7 @@ TEST(CubatureFamily, WhatTheMemoryCannotHoldWaitsForALaterPass) {
   }
 }
 
-// Keeps the progress lines it is given.
-struct Recorded final : parity::run::Progress {
-  std::vector<parity::run::ProgressLine> lines;
-  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
-  void message(std::string const&) override {}
-};
+using Recorded = parity::test::RecordedProgress;
 
 TEST(CubatureFamily, ProgressPerStepAndOnePhase) {
   int const n = 2;

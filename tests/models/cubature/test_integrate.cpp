@@ -16,6 +16,7 @@
 #include "parity/random/philox.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "recorded_progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_integrate {
@@ -812,12 +813,7 @@ TEST(CubatureIntegrate, DefaultOptionsNeedNoCallbackOrTimer) {
   EXPECT_NEAR(r.integral, exact, 1e-6 * exact);
 }
 
-// Keeps the progress lines it is given.
-struct Recorded final : parity::run::Progress {
-  std::vector<parity::run::ProgressLine> lines;
-  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
-  void message(std::string const&) override {}
-};
+using Recorded = parity::test::RecordedProgress;
 
 TEST(CubatureIntegrate, ProgressAndTimerChangeNoBits) {
   auto o = small_options();

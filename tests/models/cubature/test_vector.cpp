@@ -15,6 +15,7 @@
 #include "parity/run/errors.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "recorded_progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vector {
@@ -227,12 +228,7 @@ TEST(CubatureVector, WhatTheMemoryCannotHoldIsLeftUnrefined) {
   }
 }
 
-// Keeps the progress lines it is given.
-struct Recorded final : parity::run::Progress {
-  std::vector<parity::run::ProgressLine> lines;
-  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
-  void message(std::string const&) override {}
-};
+using Recorded = parity::test::RecordedProgress;
 
 TEST(CubatureVector, ProgressPerStepAndOnePhase) {
   std::vector<double> const lo(2, 0.0), hi(2, 1.0);

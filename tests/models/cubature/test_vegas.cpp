@@ -17,6 +17,7 @@
 #include "parity/cubature/vegas.hpp"
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
+#include "recorded_progress.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vegas {
@@ -443,12 +444,7 @@ TEST(CubatureVegas, BudgetNonFiniteAndBadInput) {
   refused(lo, hi, bad, "rank 2 of 2 is not in 0 .. size - 1");
 }
 
-// Keeps the progress lines it is given.
-struct Recorded final : parity::run::Progress {
-  std::vector<parity::run::ProgressLine> lines;
-  void update(parity::run::ProgressLine const& line) override { lines.push_back(line); }
-  void message(std::string const&) override {}
-};
+using Recorded = parity::test::RecordedProgress;
 
 TEST(CubatureVegas, ProgressAndTimerChangeNoBits) {
   cub::VegasOptions o;
