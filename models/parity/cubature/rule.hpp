@@ -275,25 +275,33 @@ KOKKOS_INLINE_FUNCTION int split_axis(Real const* diff, Real const* h, int n, Re
   return axis;
 }
 
-// f at the center and at c + offset[v] h_i e_i for every axis i and v < V, one point per thread of
-// the team (a thread per axis left most of a GPU team idle through V evaluations): value v of axis
-// i in scratch[v * max_dim + i], the center's in scratch[center_value_slot]. Ends with a barrier.
-template <int V, class Real, class F, class Member>
-KOKKOS_INLINE_FUNCTION void evaluate_axis_points(Member const& team, F const& f, int n, Real const* c, Real const* h,
-                                                 Real const (&offset)[V], Real* scratch) {
+// Calls store(p, slot) for the center and for c + offset[v] h_i e_i, every axis i and v < V, one
+// point per thread of the team (a thread per axis left most of a GPU team idle through V
+// evaluations): value v of axis i has slot v * max_dim + i, the center center_value_slot. Ends with
+// a barrier.
+template <int V, class Real, class Store, class Member>
+KOKKOS_INLINE_FUNCTION void visit_axis_points(Member const& team, int n, Real const* c, Real const* h,
+                                              Real const (&offset)[V], Store const& store) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, V * n + 1), [&](int q) {
     Point<Real> p;
     p.dim = n;
     for (int m = 0; m < n; ++m) p.x[m] = c[m];
     if (q == V * n) {
-      scratch[center_value_slot] = f(p);
+      store(p, center_value_slot);
       return;
     }
     int const i = q / V, v = q % V;
     p.x[i] = c[i] + offset[v] * h[i];
-    scratch[v * max_dim + i] = f(p);
+    store(p, v * max_dim + i);
   });
   team.team_barrier();
+}
+
+// f at the axis points of visit_axis_points, each value in scratch[slot].
+template <int V, class Real, class F, class Member>
+KOKKOS_INLINE_FUNCTION void evaluate_axis_points(Member const& team, F const& f, int n, Real const* c, Real const* h,
+                                                 Real const (&offset)[V], Real* scratch) {
+  visit_axis_points(team, n, c, h, offset, [&](Point<Real> const& p, int slot) { scratch[slot] = f(p); });
 }
 
 // Evaluates the rule on the region (c, h) with the whole team; every team member returns the

@@ -94,23 +94,13 @@ void evaluate_vector_regions(ExecutionSpace const& space, F const& f, int m, int
     Real const* const c = &center(r, 0);
     Real const* const h = &half(r, 0);
     Degree9Weights<Real> const& k = nulls.nine;
-    // The center and the axis points +-g1..+-g4, as evaluate_axis_points places them.
+    // The center and the axis points +-g1..+-g4, component j's values in block j.
     Real const offset[8] = {k.g[0], -k.g[0], k.g[1], -k.g[1], k.g[2], -k.g[2], k.g[3], -k.g[3]};
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * n + 1), [&](int q) {
-      Point<Real> p;
-      p.dim = n;
-      for (int i = 0; i < n; ++i) p.x[i] = c[i];
-      int slot = center_value_slot;
-      if (q < 8 * n) {
-        int const i = q / 8, v = q % 8;
-        p.x[i] = c[i] + offset[v] * h[i];
-        slot = v * max_dim + i;
-      }
+    visit_axis_points(team, n, c, h, offset, [&](Point<Real> const& p, int slot) {
       Real values[max_vector_components];
       f(p, values);
       for (int j = 0; j < m; ++j) scratch[j * block + slot] = values[j];
     });
-    team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * m),
                          [&](int q) { degree9_axis_sums(scratch + (q / n) * block, q % n, k); });
 
