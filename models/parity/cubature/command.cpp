@@ -512,8 +512,9 @@ class Command final : public cli::Command {
         worst = std::max(worst, c["relative_true_error"].get<double>());
         ++known;
       }
+      // A sweep's report holds its evaluations (run_cases; on one partition, the calls).
+      if (r.results.contains("evaluations")) evaluations = r.results["evaluations"].get<long long>();
       bool const partition = r.parameters.value("sweep_sampling", "") == "partition";
-      if (partition) evaluations = cases[0]["evaluations"].get<long long>();
       return fmt::format(
           "{} integrals of {} {}-D: {} converged, {} evaluations {}, {}", cases.size(),
           cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
