@@ -25,20 +25,17 @@ inline std::int64_t fixed_order_scratch_size(std::int64_t rows, int columns) {
   return need;
 }
 
-// Column sums of terms(0..rows-1, :) in the fixed blocked order above, returned on the host. The
-// block sums go to `scratch` when it holds fixed_order_scratch_size(rows, columns) doubles, else to
-// one temporary allocation: a device allocation and its release synchronize the whole device,
-// which would serialize callers that run on several execution-space instances at once.
+namespace detail {
+
+// Sums the rows level by level into blocks of `scratch` (or a temporary allocation where it is
+// too small: its release waits for the device, so the kernels have run by then) and returns the
+// one row left: terms itself where rows is 1. rows >= 1.
 template <class ExecutionSpace>
-std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
-                                            ColumnMatrix<typename ExecutionSpace::memory_space> terms,
-                                            std::int64_t rows,
-                                            Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
+ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
+    ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
+    Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch) {
   using Mem = typename ExecutionSpace::memory_space;
-  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, Mem>::accessible);
   int const k = int(terms.extent(1));
-  std::vector<double> out(k, 0.0);
-  if (rows == 0) return out;
   std::int64_t const need = fixed_order_scratch_size(rows, k);
   if (std::int64_t(scratch.extent(0)) < need)
     scratch = Kokkos::View<double*, Mem>(
@@ -65,13 +62,51 @@ std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
     current = next;
     len = blocks;
   }
-  auto const first = Kokkos::subview(current, 0, Kokkos::ALL);
+  return current;
+}
+
+}  // namespace detail
+
+// Column sums of terms(0..rows-1, :) in the fixed blocked order above, returned on the host. The
+// block sums go to `scratch` when it holds fixed_order_scratch_size(rows, columns) doubles, else to
+// one temporary allocation: a device allocation and its release synchronize the whole device,
+// which would serialize callers that run on several execution-space instances at once.
+template <class ExecutionSpace>
+std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
+                                            ColumnMatrix<typename ExecutionSpace::memory_space> terms,
+                                            std::int64_t rows,
+                                            Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch = {}) {
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, typename ExecutionSpace::memory_space>::accessible);
+  int const k = int(terms.extent(1));
+  std::vector<double> out(k, 0.0);
+  if (rows == 0) return out;
+  auto const first = Kokkos::subview(detail::fixed_order_levels(space, terms, rows, scratch), 0, Kokkos::ALL);
   // Copied on `space` and fenced there: a copy without an execution space fences every instance.
   auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
   Kokkos::deep_copy(space, host, first);
   space.fence("parity::algorithms::fixed_order_column_sums");
   for (int c = 0; c < k; ++c) out[c] = host(c);
   return out;
+}
+
+// The same sums left on the device: sums(offset + c) = the sum of column c, enqueued on `space`
+// without waiting, so a caller that reads them later (or only on the device) keeps the device
+// busy. `scratch` as above; the caller keeps it alive until the kernels have run.
+template <class ExecutionSpace>
+void fixed_order_column_sums_on_device(ExecutionSpace const& space,
+                                       ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
+                                       Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch,
+                                       Kokkos::View<double*, typename ExecutionSpace::memory_space> sums,
+                                       std::int64_t offset = 0) {
+  int const k = int(terms.extent(1));
+  if (rows == 0) {
+    Kokkos::deep_copy(space, Kokkos::subview(sums, std::make_pair(offset, offset + k)), 0.0);
+    return;
+  }
+  auto const last = detail::fixed_order_levels(space, terms, rows, scratch);
+  Kokkos::parallel_for(
+      "parity::algorithms::fixed_order_column_sums_out", Kokkos::RangePolicy<ExecutionSpace>(space, 0, k),
+      KOKKOS_LAMBDA(int c) { sums(offset + c) = last(0, c); });
 }
 
 }  // namespace parity::algorithms

@@ -146,8 +146,9 @@ void expect_device_map_as_host(int n, int bins, double alpha, std::vector<std::i
   auto expected = start;
   std::vector<double> histogram(counts.size());
   for (std::size_t i = 0; i < counts.size(); ++i) histogram[i] = double(counts[i]) / scale;
+  Kokkos::deep_copy(sampler.scale, scale);
   for (int round = 0; round < 2; ++round) {
-    sampler.adapt(ExecSpace(), scale, alpha);
+    sampler.adapt(ExecSpace(), alpha);
     for (int d = 0; d < n; ++d)
       cub::detail::adapt_axis(expected.data() + std::size_t(d) * (bins + 1), histogram.data() + std::size_t(d) * bins,
                               bins, alpha);

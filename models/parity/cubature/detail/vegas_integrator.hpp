@@ -66,10 +66,18 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
   int iterations = 0, restarts = 0;
   for (int iteration = 0;; ++iteration) {
     // The samples per cell stay on the device (vegas_allocation.hpp): even at first, then
-    // following the last iteration's sigma^beta.
-    std::int64_t const samples = sampler.allocate(space, iteration == 0, opt.beta);
-    if (evaluations + samples > opt.max_evaluations) break;
-    auto const sums = sampler.template iterate<Real>(space, f, opt.seed, iteration, component_weights, opt.ranks);
+    // following the last iteration's sigma^beta. They are at most per_iteration, so their count
+    // is read before sampling only where it could pass the budget.
+    sampler.allocate(space, iteration == 0, opt.beta);
+    std::int64_t const left = opt.max_evaluations - evaluations;
+    if (left < per_iteration && sampler.sample_count(space) > left) break;
+    sampler.template iterate<Real>(space, f, opt.seed, iteration, component_weights, opt.ranks);
+    // The map and the allocation keep adapting while the estimates are combined (Lepage's
+    // default). The adaptation is enqueued before the sums are read, so the device does not wait
+    // for the host; where the run stops here, the adapted map is not used.
+    sampler.adapt(space, opt.alpha);
+    auto const sums = sampler.sums(space);
+    std::int64_t const samples = sums.samples;
     evaluations += samples;
     ++iterations;
     bool const adaptation = iteration < opt.adaptation_iterations;
@@ -92,8 +100,6 @@ std::vector<VegasResult> run_vegas(ExecutionSpace const& space, F const& f, int 
       }
       break;
     }
-    // The map and the allocation keep adapting while the estimates are combined (Lepage's default).
-    sampler.adapt(space, sums.scale, opt.alpha);  // a scale of 0 leaves the map as it is
     if (adaptation) reweigh(sums.estimate);
     bool met = kept_estimates[0].size() >= 2;
     for (int c = 0; c < m; ++c) met = met && combined[c].error <= tolerance(combined[c].mean);

@@ -2,8 +2,10 @@
 // One VEGAS+ iteration on the device: the samples (one thread each), the per-cell mean and
 // variance, the per-axis histograms of (f J)^2 and the map's adaptation to them (vegas_map.hpp).
 // The map, the histograms, the cells' sigma and the samples per cell (vegas_allocation.hpp) stay
-// on the device: per iteration only a few scalars cross to and from the host (and, on several
-// ranks, the histograms' integers and the cells' sums).
+// on the device, and so do the scalars between the kernels (the sample count, the histograms'
+// largest term and unit): one rank enqueues an iteration's kernels without waiting, and the host
+// waits once, for the iteration's estimates (sums). On several ranks the histograms' integers, the
+// cells' sums and the rank's sample bounds cross to the host, whose exchanges wait anyway.
 //
 // Random numbers: Philox keyed by the seed, with the iteration as the stream and sample s's axes
 // d, d + 1 in counter block s ceil(n / 2) + d / 2, so a sample's point depends only on (seed,
@@ -133,7 +135,15 @@ struct VegasSampler {
   Kokkos::View<std::int64_t*, Mem> chunk_offsets;  // cells + 1: cell h's chunks of samples
   Matrix chunk_sums;  // chunks x m: a chunk's sum of f_k J, then of its squared deviations
   VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
-  std::int64_t samples = 0;  // offsets(cells): this iteration's samples over all ranks
+  // 2 m + 1: the iteration's estimate and variance per component (cell_terms' column sums), then
+  // its samples over all ranks; report_host is its copy on the host.
+  Kokkos::View<double*, Mem> report;
+  typename Kokkos::View<double*, Mem>::host_mirror_type report_host;
+  Kokkos::View<double, Mem> largest_term;  // the histograms' largest term over all ranks
+  // The histograms' unit: a bin's weight is its integer / scale; 0 where they cannot adapt the map
+  // (a term not finite, or all zero). adapt reads it on the device.
+  Kokkos::View<double, Mem> scale;
+  std::vector<double> weights_copied;  // the component weights last copied to `weight`
   // gather_cells' buffers (several ranks only): cells x (2 m + 1), on the device and the host.
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> gathered;
   Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> gathered_host;
@@ -173,6 +183,10 @@ struct VegasSampler {
     allocation = VegasAllocation<ExecutionSpace>(space, cells);
     chunk_offsets = decltype(chunk_offsets)(alloc("parity::cubature::vegas_chunk_offsets"), cells + 1);
     chunk_sums = Matrix(alloc("parity::cubature::vegas_chunk_sums"), capacity / vegas_chunk + cells, m);
+    report = decltype(report)(alloc("parity::cubature::vegas_report"), 2 * m + 1);
+    report_host = Kokkos::create_mirror_view(report);
+    largest_term = decltype(largest_term)(alloc("parity::cubature::vegas_largest_term"));
+    scale = decltype(scale)(alloc("parity::cubature::vegas_histogram_scale"));
     copy_in(space, strata, strata_host);
     copy_in(space, stride, stride_host);
     space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
@@ -194,9 +208,7 @@ struct VegasSampler {
 
   struct Sums {
     std::vector<double> estimate, variance;  // per component
-    // The histograms' unit: a bin's weight is its integer / scale; 0 where they cannot adapt the
-    // map (a term not finite, or all zero).
-    double scale = 0;
+    std::int64_t samples = 0;  // over all ranks
   };
 
   // The map's edges (n x (bins + 1), axis-major) to the device, and back.
@@ -215,13 +227,16 @@ struct VegasSampler {
     return out;
   }
 
-  // The next iteration's samples per cell, into offsets on the device: an even share (the first
-  // iteration) or following sigma^beta of the last iteration's cells. Returns the samples.
-  std::int64_t allocate(ExecutionSpace const& space, bool first, double beta) {
-    samples =
-        first ? allocation.even(space, capacity, offsets) : allocation.following(space, sigma, beta, capacity, offsets);
-    return samples;
+  // Enqueues the next iteration's samples per cell, into offsets on the device: an even share (the
+  // first iteration) or following sigma^beta of the last iteration's cells. At most capacity
+  // samples; sample_count reads how many.
+  void allocate(ExecutionSpace const& space, bool first, double beta) {
+    if (first)
+      allocation.even(space, capacity, offsets);
+    else
+      allocation.following(space, sigma, beta, capacity, offsets);
   }
+  std::int64_t sample_count(ExecutionSpace const& space) const { return offset(space, cells); }
 
   // offsets(h), read from the device.
   std::int64_t offset(ExecutionSpace const& space, std::int64_t h) const {
@@ -232,19 +247,40 @@ struct VegasSampler {
     return value;
   }
 
-  // One iteration with the map on the device, the allocation of the last allocate and the given
-  // component weights: evaluates this rank's samples and returns the iteration's estimate and
-  // variance (the same on every rank); leaves each cell's sigma in sigma and the histograms, summed
-  // over the ranks, in histogram, for adapt.
+  // The iteration's estimate and variance per component and its samples, the same on every rank:
+  // waits for the kernels of iterate.
+  Sums sums(ExecutionSpace const& space) const {
+    Kokkos::deep_copy(space, report_host, report);
+    space.fence("parity::cubature::vegas_sums");
+    Sums out;
+    for (int c = 0; c < m; ++c) {
+      out.estimate.push_back(report_host(2 * c));
+      out.variance.push_back(report_host(2 * c + 1));
+    }
+    out.samples = std::int64_t(report_host(2 * m));
+    return out;
+  }
+
+  // Enqueues one iteration with the map on the device, the allocation of the last allocate and the
+  // given component weights: evaluates this rank's samples, leaves the iteration's estimates in
+  // report (read by sums), each cell's sigma in sigma, and the histograms, summed over the ranks,
+  // in histogram with their unit in scale, for adapt.
   template <class Real, class F>
-  Sums iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
+  void iterate(ExecutionSpace const& space, F const& f, std::uint64_t seed, int iteration,
                std::vector<double> const& weights_host, run::Communicator const& ranks = {}) {
-    copy_in(space, weight, weights_host);
+    if (weights_host != weights_copied) {  // a family's weights change while the map adapts
+      weights_copied = weights_host;  // a copy that outlives the transfer
+      copy_in(space, weight, weights_copied);
+    }
     int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
     std::int64_t const ncells = cells;
     std::int64_t const c0 = ranks.first(ncells), c1 = ranks.last(ncells);  // this rank's cells
-    // and samples (one rank: all of them)
-    std::int64_t const s0 = c0 == 0 ? 0 : offset(space, c0), s1 = c1 == ncells ? samples : offset(space, c1);
+    // and samples [s0, offsets(c1)). The kernels run over [s0, bound) and threads at or past
+    // offsets(c1) return: one rank takes capacity as the bound and reads nothing; several ranks
+    // read their bounds.
+    bool const several = ranks.several();
+    std::int64_t const s0 = several && c0 > 0 ? offset(space, c0) : 0;
+    std::int64_t const bound = several ? offset(space, c1) : capacity;
     auto const edges_ = edges;
     auto const strata_ = strata;
     auto const stride_ = stride;
@@ -254,8 +290,9 @@ struct VegasSampler {
     auto const squares_ = sample_squares;
     auto const weight_ = weight;
     Kokkos::parallel_for(
-        "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
+        "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
         KOKKOS_LAMBDA(std::int64_t s) {
+          if (s >= offsets_(c1)) return;
           std::int64_t lo = c0, hi = c1;  // the cell: offsets(lo) <= s < offsets(lo + 1)
           while (hi - lo > 1) {
             std::int64_t const mid = (lo + hi) / 2;
@@ -283,7 +320,7 @@ struct VegasSampler {
     auto const terms = cell_terms;
     auto const sigma_ = sigma;
     double const volume = 1.0 / double(ncells);
-    cell_statistics(space, c0, c1, volume);
+    cell_statistics(space, c0, c1, bound - s0, volume);
     auto const variance_ = cell_variance;
     Kokkos::parallel_for(
         "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
@@ -292,15 +329,9 @@ struct VegasSampler {
           for (int c = 0; c < components; ++c) var_sum += weight_(c) * variance_(h, c);
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
         });
-    Sums out;
-    if (ranks.several()) gather_cells(space, ranks, c0, c1);
-    auto const totals = algorithms::fixed_order_column_sums(space, cell_terms, ncells, block_sums);
-    for (int c = 0; c < m; ++c) {
-      out.estimate.push_back(totals[2 * c]);
-      out.variance.push_back(totals[2 * c + 1]);
-    }
-    out.scale = histograms(space, seed, iteration, s0, s1, samples, ranks);
-    return out;
+    if (several) gather_cells(space, ranks, c0, c1);
+    algorithms::fixed_order_column_sums_on_device(space, cell_terms, ncells, block_sums, report);
+    histograms(space, seed, iteration, c1, s0, bound, ranks);
   }
 
   // What thread j of a chunk kernel works on (one thread per chunk t and component c, launched
@@ -345,7 +376,9 @@ struct VegasSampler {
   // vegas_chunk samples (one thread per chunk and component, in index order), then each cell adds
   // its chunks' sums in order (one thread per cell and component): the same additions on every
   // backend and thread count, and a cell of one chunk sums exactly as one loop over its samples.
-  void cell_statistics(ExecutionSpace const& space, std::int64_t c0, std::int64_t c1, double volume) {
+  // `most` bounds the cells' samples.
+  void cell_statistics(ExecutionSpace const& space, std::int64_t c0, std::int64_t c1, std::int64_t most,
+                       double volume) {
     int const components = m;
     auto const offsets_ = offsets;
     auto const chunk_offsets_ = chunk_offsets;
@@ -362,7 +395,7 @@ struct VegasSampler {
         });
     // The chunk count stays on the device: the chunk kernels run over a bound of it (every cell's
     // last chunk may be partial) and the threads past chunk_offsets(c1) return.
-    std::int64_t const chunks = samples / vegas_chunk + (c1 - c0);
+    std::int64_t const chunks = most / vegas_chunk + (c1 - c0);
     Kokkos::parallel_for(
         "parity::cubature::vegas_chunk_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
         KOKKOS_LAMBDA(std::int64_t j) {
@@ -445,11 +478,13 @@ struct VegasSampler {
   // in cell h). Each term is rounded to a multiple of a unit set by the largest term t over all
   // ranks, u = samples t / 2^62, so that no bin's integer sum can overflow; the rounding (below
   // 2^-63 of the largest possible bin per term) is far below the sampling noise the map adapts to.
-  // Returns the unit's inverse, the scale (0 where the terms are all zero or one is not finite:
-  // then the map stays as it is, and histogram is not written).
-  double histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t s0, std::int64_t s1,
-                    std::int64_t samples, run::Communicator const& ranks) {
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2;
+  // Leaves the unit's inverse in scale (0 where the terms are all zero or one is not finite: then
+  // the map stays as it is) and the samples over all ranks in report. This rank's samples are
+  // [s0, offsets(c1)), below bound.
+  void histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t c1, std::int64_t s0,
+                  std::int64_t bound, run::Communicator const& ranks) {
+    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+    std::int64_t const ncells = cells;
     double const volume = 1.0 / double(cells);
     auto const edges_ = edges;
     auto const strata_ = strata;
@@ -457,21 +492,36 @@ struct VegasSampler {
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const squares_ = sample_squares;
-    double largest = 0;
+    auto const largest_ = largest_term;
+    auto const scale_ = scale;
+    auto const report_ = report;
+    // Into a view on the device: the reduction does not wait.
     Kokkos::parallel_reduce(
-        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, s1),
+        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
         KOKKOS_LAMBDA(std::int64_t s, double& top) {
+          if (s >= offsets_(c1)) return;
           std::int64_t const h = cell_of_(s);
           double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
           // A NaN must not be lost by the max: it marks the histogram as unusable.
           top = (term > top || term != term) ? term : top;
         },
-        Kokkos::Max<double>(largest));
-    largest = ranks.max(largest);
-    std::size_t const length = std::size_t(dim) * std::size_t(nbins);
-    // A non-finite term, or all-zero terms, leave the map as it is.
-    if (!std::isfinite(largest) || !(largest > 0)) return 0.0;
-    double const scale = std::ldexp(1.0, 62) / (double(samples) * largest);  // fixed-point units per 1
+        Kokkos::Max<double, Mem>(largest_));
+    if (ranks.several()) {
+      double top = 0;
+      Kokkos::deep_copy(space, top, largest_);
+      space.fence("parity::cubature::vegas_largest_term");
+      top = ranks.max(top);
+      Kokkos::deep_copy(space, largest_, top);
+      space.fence("parity::cubature::vegas_largest_term_in");  // top goes out of scope
+    }
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_histogram_scale", Kokkos::RangePolicy<ExecutionSpace>(space, 0, 1),
+        KOKKOS_LAMBDA(int) {
+          double const top = largest_(), samples = double(offsets_(ncells));
+          // Fixed-point units per 1; a non-finite term, or all-zero terms, leave the map as it is.
+          scale_() = Kokkos::isfinite(top) && top > 0 ? 0x1p62 / (samples * top) : 0.0;
+          report_(2 * components) = samples;
+        });
     // Integer additions are exact in any order, so atomics keep the bits. Each team adds its block
     // of samples into its own copy of two axes' bins in scratch memory, then those into the
     // histogram: one global atomic per bin and team instead of one per sample and axis.
@@ -485,15 +535,18 @@ struct VegasSampler {
     // The sums are exact, so the split does not change them.
     bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
     std::int64_t const fill = std::max<std::int64_t>(1, host ? 4 * space.concurrency() : space.concurrency() / 128);
-    std::int64_t const per_team = std::clamp<std::int64_t>((s1 - s0 + fill - 1) / fill, 1024, 16384);
-    std::int64_t const teams = std::max<std::int64_t>(1, (s1 - s0 + per_team - 1) / per_team);
+    std::int64_t const per_team = std::clamp<std::int64_t>((bound - s0 + fill - 1) / fill, 1024, 16384);
+    std::int64_t const teams = std::max<std::int64_t>(1, (bound - s0 + per_team - 1) / per_team);
     std::size_t const scratch = Bins::shmem_size(2 * std::size_t(nbins));
     Team const policy = Team(space, int(teams), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
         "parity::cubature::vegas_histogram", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
+          double const unit = scale_();
+          if (!(unit > 0)) return;  // the whole team: the histograms are not used
           Bins bins_(team.team_scratch(0), 2 * std::size_t(nbins));
+          std::int64_t const end = offsets_(c1);
           std::int64_t const first = s0 + std::int64_t(team.league_rank()) * per_team;
-          std::int64_t const last = first + per_team < s1 ? first + per_team : s1;
+          std::int64_t const last = first + per_team < end ? first + per_team : (first < end ? end : first);
           for (int k = 0; k < pairs; ++k) {
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * nbins), [&](int b) { bins_(b) = 0; });
             team.team_barrier();
@@ -502,7 +555,7 @@ struct VegasSampler {
               double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
               // To nearest: one rounded product, then round(), the same on every backend (a written
               // term * scale + 0.5 may be contracted into an fma on some and not on others).
-              std::int64_t const units = std::int64_t(Kokkos::round(term * scale));
+              std::int64_t const units = std::int64_t(Kokkos::round(term * unit));
               random::Block4 const r = vegas_block(seed, iteration, s, k, pairs);
               for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
                 int const d = 2 * k + e;
@@ -524,22 +577,23 @@ struct VegasSampler {
           }
         });
     if (ranks.several()) {
+      std::size_t const length = std::size_t(dim) * std::size_t(nbins);
       std::vector<std::int64_t> counts = copy_out(space, histogram, length);
       ranks.sum(counts);
       copy_in(space, histogram, counts);
       space.fence("parity::cubature::vegas_histogram_in");  // counts goes out of scope
     }
-    return scale;
   }
 
-  // Adapts the map to the histograms of the last iterate (bin weights integer / scale), one team
-  // per axis, through adapt_axis's element functions and fixed-order block sums, so the same edges
-  // as adapt_axis on the host: the increments' smoothing, damping and new edges spread over the
-  // team's threads, the block sums over map_blocks threads, and only the blocks' running totals in
-  // one thread.
-  void adapt(ExecutionSpace const& space, double scale, double alpha) {
-    if (bins < 2 || alpha == 0 || !(scale > 0)) return;
+  // Enqueues the map's adaptation to the histograms of the last iterate (bin weights integer /
+  // scale, both on the device; a scale of 0 leaves the map as it is), one team per axis, through
+  // adapt_axis's element functions and fixed-order block sums, so the same edges as adapt_axis on
+  // the host: the increments' smoothing, damping and new edges spread over the team's threads, the
+  // block sums over map_blocks threads, and only the blocks' running totals in one thread.
+  void adapt(ExecutionSpace const& space, double alpha) {
+    if (bins < 2 || alpha == 0) return;
     int const nbins = bins;
+    auto const scale_ = scale;
     auto const histogram_ = histogram;
     auto const values = map_histogram;
     auto const weights = map_weights;
@@ -560,8 +614,13 @@ struct VegasSampler {
           double* const prefix = &prefixes(d, 0);
           double const* const from = &old(d, 0);
           double* const to = &next(d, 0);
+          double const unit = scale_();
+          if (!(unit > 0)) {  // no usable histograms: the axis stays as it is
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins + 1), [&](int k) { to[k] = from[k]; });
+            return;
+          }
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins),
-                               [&](int i) { h[i] = double(histogram_(std::int64_t(d) * nbins + i)) / scale; });
+                               [&](int i) { h[i] = double(histogram_(std::int64_t(d) * nbins + i)) / unit; });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nbins), [&](int i) { r[i] = smoothed_bin(h, i, nbins); });
           team.team_barrier();
