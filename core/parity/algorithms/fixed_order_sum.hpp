@@ -27,13 +27,13 @@ inline std::int64_t fixed_order_scratch_size(std::int64_t rows, int columns) {
 
 namespace detail {
 
-// Sums the rows level by level into blocks of `scratch` (or a temporary allocation where it is
-// too small: its release waits for the device, so the kernels have run by then) and returns the
-// one row left: terms itself where rows is 1. rows >= 1.
+// Sums the rows level by level into blocks of `scratch` (replaced by a larger allocation where it
+// is too small) and returns the one row left: terms itself where rows is 1, else a slice of
+// scratch, valid while the caller holds scratch. rows >= 1.
 template <class ExecutionSpace>
 ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
     ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
-    Kokkos::View<double*, typename ExecutionSpace::memory_space> scratch) {
+    Kokkos::View<double*, typename ExecutionSpace::memory_space>& scratch) {
   using Mem = typename ExecutionSpace::memory_space;
   int const k = int(terms.extent(1));
   std::int64_t const need = fixed_order_scratch_size(rows, k);
@@ -91,7 +91,8 @@ std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
 
 // The same sums left on the device: sums(offset + c) = the sum of column c, enqueued on `space`
 // without waiting, so a caller that reads them later (or only on the device) keeps the device
-// busy. `scratch` as above; the caller keeps it alive until the kernels have run.
+// busy. `scratch` as above, kept alive by the caller until the kernels have run (where it is too
+// small, the temporary one is waited for before it is released).
 template <class ExecutionSpace>
 void fixed_order_column_sums_on_device(ExecutionSpace const& space,
                                        ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
@@ -103,10 +104,12 @@ void fixed_order_column_sums_on_device(ExecutionSpace const& space,
     Kokkos::deep_copy(space, Kokkos::subview(sums, std::make_pair(offset, offset + k)), 0.0);
     return;
   }
+  bool const temporary = std::int64_t(scratch.extent(0)) < fixed_order_scratch_size(rows, k);
   auto const last = detail::fixed_order_levels(space, terms, rows, scratch);
   Kokkos::parallel_for(
       "parity::algorithms::fixed_order_column_sums_out", Kokkos::RangePolicy<ExecutionSpace>(space, 0, k),
       KOKKOS_LAMBDA(int c) { sums(offset + c) = last(0, c); });
+  if (temporary) space.fence("parity::algorithms::fixed_order_column_sums_on_device");
 }
 
 }  // namespace parity::algorithms

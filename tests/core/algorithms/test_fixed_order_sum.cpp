@@ -96,23 +96,27 @@ TEST(FixedOrderSum, NoRowsSumToZero) {
 
 TEST(FixedOrderSum, SumsLeftOnTheDeviceAreTheSameBits) {
   // fixed_order_column_sums_on_device writes the host result's bits at the given offset and
-  // leaves the rest of the output alone; no rows write zeros.
+  // leaves the rest of the output alone; no rows write zeros. With the caller's scratch and
+  // without (a temporary one).
   int const k = 3;
   std::int64_t const offset = 2;
   Kokkos::View<double*, MemSpace> out("parity::test::sums", k + 4);
-  for (std::int64_t rows : {0, 1, 256, 257, 70000}) {
-    Kokkos::deep_copy(out, -7.0);
-    auto const t = random_terms(rows, k);
-    auto const terms = to_device(t, rows + 1, k);
-    Kokkos::View<double*, MemSpace> scratch("parity::test::scratch",
-                                            std::max<std::int64_t>(1, alg::fixed_order_scratch_size(rows, k)));
-    alg::fixed_order_column_sums_on_device(ExecSpace(), terms, rows, scratch, out, offset);
-    auto const want = alg::fixed_order_column_sums(ExecSpace(), terms, rows);
-    auto const got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    for (int c = 0; c < k; ++c)
-      EXPECT_TRUE(same_bits(got(offset + c), want[c])) << rows << " rows, column " << c << ": " << got(offset + c);
-    for (std::int64_t i : {0, 1, 5, 6}) EXPECT_EQ(got(i), -7.0) << rows << " rows, slot " << i;
-  }
+  for (std::int64_t rows : {0, 1, 256, 257, 70000})
+    for (bool given : {true, false}) {
+      Kokkos::deep_copy(out, -7.0);
+      auto const t = random_terms(rows, k);
+      auto const terms = to_device(t, rows + 1, k);
+      Kokkos::View<double*, MemSpace> scratch;
+      if (given)
+        scratch = Kokkos::View<double*, MemSpace>("parity::test::scratch",
+                                                  std::max<std::int64_t>(1, alg::fixed_order_scratch_size(rows, k)));
+      alg::fixed_order_column_sums_on_device(ExecSpace(), terms, rows, scratch, out, offset);
+      auto const want = alg::fixed_order_column_sums(ExecSpace(), terms, rows);
+      auto const got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      for (int c = 0; c < k; ++c)
+        EXPECT_TRUE(same_bits(got(offset + c), want[c])) << rows << " rows, column " << c << ": " << got(offset + c);
+      for (std::int64_t i : {0, 1, 5, 6}) EXPECT_EQ(got(i), -7.0) << rows << " rows, slot " << i;
+    }
 }
 
 }  // namespace parity_test_fixed_order_sum
