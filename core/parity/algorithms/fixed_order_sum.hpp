@@ -27,6 +27,60 @@ inline std::int64_t fixed_order_scratch_size(std::int64_t rows, int columns) {
 
 namespace detail {
 
+// Columns summed together by one team (fixed_order_block_sums): a tile of fixed_order_block rows
+// by these columns sits in the team's scratch memory.
+inline constexpr int fixed_order_tile_columns = 16;
+
+// next(b, c) = the sum of in(i, c) over block b's rows i < len, left to right. On a host, one
+// thread per block and column reads its rows in place. On a GPU that would leave each thread
+// waiting on 256 scattered loads with few threads to hide them; there a team per block (and
+// group of up to fixed_order_tile_columns columns) loads the block's rows into scratch memory,
+// coalesced, and one thread per column adds them there in the same order: the same bits.
+template <class ExecutionSpace>
+void fixed_order_block_sums(ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> in,
+                            std::int64_t len, ColumnMatrix<typename ExecutionSpace::memory_space> next) {
+  using Mem = typename ExecutionSpace::memory_space;
+  int const k = int(in.extent(1));
+  std::int64_t const block = fixed_order_block, blocks = (len + block - 1) / block;
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+    Kokkos::parallel_for(
+        "parity::algorithms::fixed_order_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks * k),
+        KOKKOS_LAMBDA(std::int64_t j) {  // one thread per block and column: many columns run in parallel
+          std::int64_t const b = j / k;
+          int const c = int(j % k);
+          std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
+          double s = 0;
+          for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
+          next(b, c) = s;
+        });
+    return;
+  }
+  using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Tile = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::scratch_memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  int const group = k < fixed_order_tile_columns ? k : fixed_order_tile_columns;
+  int const groups = (k + group - 1) / group;
+  Team const policy = Team(space, int(blocks * groups), Kokkos::AUTO)
+                          .set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(block, group)));
+  Kokkos::parallel_for(
+      "parity::algorithms::fixed_order_block_sums", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
+        std::int64_t const b = team.league_rank() / groups;
+        int const first = (team.league_rank() % groups) * group;
+        int const width = k - first < group ? k - first : group;
+        std::int64_t const begin = b * block;
+        int const rows = int((begin + block < len ? begin + block : len) - begin);
+        Tile tile(team.team_scratch(0), block, group);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * width),
+                             [&](int j) { tile(j / width, j % width) = in(begin + j / width, first + j % width); });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](int c) {
+          double s = 0;
+          for (int i = 0; i < rows; ++i) s += tile(i, c);
+          next(b, first + c) = s;
+        });
+      });
+}
+
 // Sums the rows level by level into blocks of `scratch` (replaced by a larger allocation where it
 // is too small) and returns the one row left: terms itself where rows is 1, else a slice of
 // scratch, valid while the caller holds scratch. rows >= 1.
@@ -48,17 +102,7 @@ ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
     std::int64_t const blocks = (len + block - 1) / block;
     ColumnMatrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
     used += blocks * k;
-    auto const in = current;
-    Kokkos::parallel_for(
-        "parity::algorithms::fixed_order_block_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, blocks * k),
-        KOKKOS_LAMBDA(std::int64_t j) {  // one thread per block and column: many columns run in parallel
-          std::int64_t const b = j / k;
-          int const c = int(j % k);
-          std::int64_t const end = (b + 1) * block < len ? (b + 1) * block : len;
-          double s = 0;
-          for (std::int64_t i = b * block; i < end; ++i) s += in(i, c);
-          next(b, c) = s;
-        });
+    fixed_order_block_sums(space, current, len, next);
     current = next;
     len = blocks;
   }
