@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "parity/algorithms/fixed_order_segment_sums.hpp"
 #include "parity/random/philox.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_fixed_order_segment_sums {
@@ -16,7 +16,7 @@ namespace alg = parity::algorithms;
 using parity::test::ExecSpace;
 using parity::test::MemSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 alg::ColumnMatrix<MemSpace> matrix(std::vector<double> const& t, std::int64_t rows, int k) {
   alg::ColumnMatrix<MemSpace> d("parity::test::terms", rows, k);

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/random/philox.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_fixed_order_sum {
@@ -18,7 +18,7 @@ namespace alg = parity::algorithms;
 using parity::test::ExecSpace;
 using parity::test::MemSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // Terms of mixed sign and magnitude (1e-8 .. 1e8), so that a different order rounds differently.
 std::vector<double> random_terms(std::int64_t rows, int k) {

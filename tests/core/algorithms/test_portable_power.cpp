@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <sstream>
 #include <vector>
 
 #include "parity/algorithms/portable_power.hpp"
 #include "parity/random/philox.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_portable_power {
@@ -19,7 +19,7 @@ namespace alg = parity::algorithms;
 using parity::test::ExecSpace;
 using parity::test::MemSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // x^beta for every pair (x, beta), computed in a kernel.
 std::vector<double> on_device(std::vector<double> const& xs, std::vector<double> const& betas) {

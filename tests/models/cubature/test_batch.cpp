@@ -2,7 +2,6 @@
 // alone (on a GPU they run concurrently on their own streams), and bad input is refused.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "recorded_progress.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_batch {
@@ -19,7 +19,7 @@ namespace parity_test_cubature_batch {
 namespace cub = parity::cubature;
 using parity::test::ExecSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 TEST(CubatureBatch, EachIntegralAsIfAlone) {
   // Product peaks at different locations (one converges in phase 1, others need more steps),

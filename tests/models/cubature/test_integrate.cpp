@@ -17,6 +17,7 @@
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "recorded_progress.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_integrate {
@@ -71,7 +72,7 @@ cub::Result genz(Family f, std::vector<double> const& a, std::vector<double> con
   return cub::integrate<Space, Real>(space, cub::GenzIntegrand<Real>(f, a, u), lo, hi, t, o);
 }
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // Returns the cases of the continuous families whose estimate is below the true error.
 int genz_families(cub::Mode mode, cub::ErrorEstimate estimate = cub::ErrorEstimate::automatic,

@@ -24,6 +24,7 @@
 #include "parity/cubature/params.hpp"
 #include "parity/cubature/vegas.hpp"
 #include "parity/run/communicator.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_ranks {
@@ -31,7 +32,7 @@ namespace parity_test_cubature_ranks {
 namespace cub = parity::cubature;
 using parity::test::ExecSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // One of the paper's integrands f1..f5 in n dimensions (no parameters).
 template <class Real>

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "recorded_progress.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vector {
@@ -26,7 +26,7 @@ using parity::test::ExecSpace;
 template <class Real>
 using GenzFamily = cub::GenzParameterFamily<Real, ExecSpace::memory_space>;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
 
 // A Genz family's m integrands as the components of one vector integrand.

@@ -18,6 +18,7 @@
 #include "parity/run/phase_times.hpp"
 #include "parity/run/progress.hpp"
 #include "recorded_progress.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vegas {
@@ -26,7 +27,7 @@ namespace cub = parity::cubature;
 using cub::Family;
 using parity::test::ExecSpace;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // 1 inside the box [lo, hi]^n (in the first `boxed` axes), 0 outside.
 struct BoxIndicator {

@@ -14,6 +14,7 @@
 #include "parity/algorithms/fixed_order_sum.hpp"
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/vegas.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_vegas_family {
@@ -23,7 +24,7 @@ using cub::Family;
 using parity::test::ExecSpace;
 using GenzFamily = cub::GenzParameterFamily<double, ExecSpace::memory_space>;
 
-bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+using parity::test::same_bits;
 
 // The Gaussian 6-D at every a_i = a_k, off-centre in the first axis.
 struct Sweep {
