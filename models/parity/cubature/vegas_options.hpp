@@ -23,7 +23,8 @@ struct VegasOptions : run::SolveOptions {
   std::int64_t evaluations_per_iteration = 100'000;  // default 1e5: integrand evaluations per iteration, at most
   int adaptation_iterations = 5;  // default 5: first iterations that only adapt (their estimates are discarded)
   std::int64_t max_evaluations = 100'000'000;  // default 1e8: evaluations in all, adaptation included
-  int bins = 1000;  // default 1000: map increments per axis (at most evaluations_per_iteration / 10 are used)
+  int bins =
+      1000;  // default 1000, at most 65536: map increments per axis (at most evaluations_per_iteration / 10 are used)
   double alpha = 0.5;  // default 0.5: damping exponent of the map's adaptation (0: the map stays uniform)
   double beta = 0.75;  // default 0.75: samples per stratification cell follow sigma_h^beta (0: even)
   double min_q = 0.05;  // default 0.05: below this Q of chi^2 the iterations disagree (chi2_consistent false)
@@ -98,7 +99,7 @@ inline void validate_vegas(std::vector<double> const& lower, std::vector<double>
           "max evaluations must pay for the adaptation iterations and one more ((adaptation iterations + 1) x "
           "evaluations per iteration = " +
               std::to_string((opt.adaptation_iterations + 1) * opt.evaluations_per_iteration) + ")");
-  require(opt.bins >= 1 && opt.bins <= 100'000, "bins must be in [1, 100000]");
+  require(opt.bins >= 1 && opt.bins <= 65'536, "bins must be in [1, 65536]");
   require(opt.restarts >= 0 && opt.restarts <= 100, "restarts must be in [0, 100]");
   require(std::isfinite(opt.alpha) && opt.alpha >= 0 && opt.alpha <= 2, "alpha must be in [0, 2]");
   require(std::isfinite(opt.beta) && opt.beta >= 0 && opt.beta <= 1, "beta must be in [0, 1]");

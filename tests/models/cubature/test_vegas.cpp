@@ -28,6 +28,7 @@ using cub::Family;
 using parity::test::ExecSpace;
 
 using parity::test::same_bits;
+constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
 
 // 1 inside the box [lo, hi]^n (in the first `boxed` axes), 0 outside.
 struct BoxIndicator {
@@ -186,6 +187,101 @@ TEST(CubatureVegas, MapAdaptsOnTheDeviceAsTheHostReference) {
         counts[std::size_t(d) * bins + i] =
             d == 3 ? 0 : std::int64_t(1e12 * std::exp(-0.02 * (d + 1) * i)) + 1000 * (i % (d + 2));
     for (double alpha : {0.5, 1.5}) expect_device_map_as_host(n, bins, alpha, counts, 3.0e9, lower, upper);
+  }
+}
+
+// A smooth integrand with no transcendental functions.
+struct Polynomial3 {
+  KOKKOS_INLINE_FUNCTION double operator()(cub::Point<double> const& x) const {
+    return 1.0 + x[0] * x[1] + 2.0 * x[2] * x[2] * x[0];
+  }
+};
+
+// One iteration's histograms: the integers the sampler adds from the increments and terms its
+// samples stored, for a team's scratch bins or straight into the histogram.
+struct SampledHistograms {
+  std::vector<std::int64_t> counts, offsets;
+  double scale = 0;
+};
+SampledHistograms sample_histograms(int bins, int scratch_bins, std::vector<int> const& strata,
+                                    std::vector<double> const& edges, std::uint64_t seed, int iteration) {
+  int const n = int(strata.size());
+  cub::detail::VegasSampler<ExecSpace> sampler(ExecSpace(), n, bins, 1, strata, 20000);
+  sampler.scratch_bins = scratch_bins;
+  sampler.set_map(ExecSpace(), edges);
+  sampler.allocate(ExecSpace(), true, 0.75);
+  sampler.iterate<double>(ExecSpace(), cub::detail::VegasScalar<double, Polynomial3>{Polynomial3{}}, seed, iteration,
+                          {1.0});
+  SampledHistograms out;
+  out.counts = sampler.copy_out(ExecSpace(), sampler.histogram, std::size_t(n) * bins);
+  out.offsets = sampler.copy_out(ExecSpace(), sampler.offsets, std::size_t(sampler.cells) + 1);
+  Kokkos::deep_copy(out.scale, sampler.scale);
+  return out;
+}
+
+TEST(CubatureVegas, HistogramsMatchThePointsDrawnAgainOnTheHost) {
+  // The sampling kernel stores each sample's increment on every axis and its histogram term, and
+  // the histograms add those. The reference draws every point again on the host from its Philox
+  // block (as the sampler's contract says a point depends only on seed, iteration and index),
+  // finds its increments and term, and adds the same rounded integers. On host backends the
+  // integers are equal; on a GPU, whose contracted multiply-adds may move a term's last bits, each
+  // bin is within one unit per sample in it. A team's scratch bins and adding straight into the
+  // histogram give the same integers. The map is uneven, so increments and strata differ.
+  std::vector<int> const strata = {3, 2, 4};
+  int const n = 3, cells = 24;
+  std::uint64_t const seed = 7;
+  int const iteration = 3;
+  for (int bins : {300, 50}) {
+    std::vector<double> edges(std::size_t(n) * (bins + 1));
+    for (int d = 0; d < n; ++d)
+      for (int i = 0; i <= bins; ++i) edges[std::size_t(d) * (bins + 1) + i] = std::pow(double(i) / bins, 1.0 + d);
+    auto const scratch = sample_histograms(bins, cub::detail::vegas_scratch_bins, strata, edges, seed, iteration);
+    auto const straight = sample_histograms(bins, 0, strata, edges, seed, iteration);
+    EXPECT_EQ(scratch.counts, straight.counts) << bins << " bins";
+    ASSERT_GT(scratch.scale, 0.0);
+    std::int64_t const samples = scratch.offsets[cells];
+    ASSERT_GT(samples, 19900);  // an even share per cell of the capacity, 20,000
+    // The reference: every point drawn again, its term rounded with the sampler's unit.
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> map(
+        edges.data(), n, bins + 1);
+    std::vector<std::int64_t> expected(std::size_t(n) * bins, 0), members(std::size_t(n) * bins, 0);
+    auto const count_all = static_cast<std::size_t>(samples);
+    std::vector<double> terms(count_all);
+    std::vector<std::vector<int>> increments(count_all, std::vector<int>(n));
+    double largest = 0;
+    int const pairs = (n + 1) / 2;
+    for (int h = 0; h < cells; ++h) {
+      std::int64_t const count = scratch.offsets[h + 1] - scratch.offsets[h];
+      for (std::int64_t s = scratch.offsets[h]; s < scratch.offsets[h + 1]; ++s) {
+        cub::Point<double> p;
+        p.dim = n;
+        double jacobian = 1;
+        int rest = h;
+        for (int d = 0; d < n; ++d) {
+          auto const block = cub::detail::vegas_block(seed, iteration, s, d / 2, pairs);
+          int const stratum = rest % strata[d];
+          rest /= strata[d];
+          double const u = parity::random::uniform_double(block.v[2 * (d % 2)], block.v[2 * (d % 2) + 1]);
+          p.x[d] = cub::detail::vegas_coordinate(map, d, bins, stratum, strata[d], u, increments[s][d], jacobian);
+        }
+        double const fj = Polynomial3{}(p)*jacobian;
+        terms[s] = fj * fj * (1.0 / cells) / double(count);
+        largest = std::max(largest, terms[s]);
+      }
+    }
+    EXPECT_TRUE(same_bits(scratch.scale, 0x1p62 / (double(samples) * largest)) || !on_host) << bins << " bins";
+    for (std::int64_t s = 0; s < samples; ++s)
+      for (int d = 0; d < n; ++d) {
+        std::size_t const bin = std::size_t(d) * bins + increments[s][d];
+        expected[bin] += cub::detail::vegas_units(terms[s], scratch.scale);
+        ++members[bin];
+      }
+    for (std::size_t b = 0; b < expected.size(); ++b) {
+      if (on_host)
+        EXPECT_EQ(scratch.counts[b], expected[b]) << bins << " bins, bin " << b;
+      else
+        EXPECT_LE(std::llabs(scratch.counts[b] - expected[b]), members[b]) << bins << " bins, bin " << b;
+    }
   }
 }
 

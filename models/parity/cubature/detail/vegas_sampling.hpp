@@ -1,6 +1,8 @@
 #pragma once
 // One VEGAS+ iteration on the device: the samples (one thread each), the per-cell mean and
 // variance, the per-axis histograms of (f J)^2 and the map's adaptation to them (vegas_map.hpp).
+// A sample's thread stores its histogram term and its increment on every axis, so the histograms
+// read them instead of drawing the points again.
 // The map, the histograms, the cells' sigma and the samples per cell (vegas_allocation.hpp) stay
 // on the device, and so do the scalars between the kernels (the sample count, the histograms'
 // largest term and unit): one rank enqueues an iteration's kernels without waiting, and the host
@@ -43,6 +45,7 @@
 #include "parity/cubature/rule.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/communicator.hpp"
+#include "parity/run/errors.hpp"
 
 namespace parity::cubature::detail {
 
@@ -56,6 +59,15 @@ inline constexpr int max_vegas_indexed_components = 1 << 16;
 // Samples per chunk of a cell's sums: a cell's mean and variance add its chunks' sums in order, each
 // chunk summed in index order by one thread, so a cell holding most samples is not one thread's work.
 inline constexpr std::int64_t vegas_chunk = 64;
+
+// Bins of the histograms a team adds in scratch memory at once (just under 32 KiB of 64-bit
+// integers, within every backend's level 0): the axes of a pass; an axis of more bins adds straight
+// to the histogram.
+inline constexpr int vegas_scratch_bins = 4064;
+
+// A sample's increment on each axis is stored in 16 bits.
+using VegasIncrement = std::uint16_t;
+inline constexpr int max_vegas_bins = 65536;
 
 // A family called once per component: `Real f(Point<Real> const& x, int k)`.
 template <class F, class Real>
@@ -85,6 +97,13 @@ KOKKOS_INLINE_FUNCTION double vegas_coordinate(Edges const& edges, int d, int bi
   increment = i;
   jacobian *= bins * width;
   return lo + (scaled - i) * width;
+}
+
+// A histogram term in fixed-point units, to nearest: one rounded product, then round(), the same
+// on every backend (a written term * unit + 0.5 may be contracted into an fma on some and not on
+// others).
+KOKKOS_INLINE_FUNCTION std::int64_t vegas_units(double term, double unit) {
+  return std::int64_t(Kokkos::round(term * unit));
 }
 
 // Sample s's values f_k J into values(s, k); returns sum_k w_k (f_k J)^2.
@@ -117,29 +136,35 @@ struct VegasSampler {
 
   int n = 0, bins = 0, m = 1;  // dimension, increments per axis, components
   std::int64_t cells = 0, capacity = 0;
+  int scratch_bins = vegas_scratch_bins;  // bins a histogram team adds in scratch at once (0: none)
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> edges, next_edges;  // n x (bins + 1): the map, adapt's output
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> map_histogram, map_weights;  // n x bins: adapt's work
   Kokkos::View<double**, Kokkos::LayoutRight, Mem> map_prefix;  // n x (bins + 1): adapt's running weights
-  Kokkos::View<int*, Mem> strata;  // per axis
-  Kokkos::View<std::int64_t*, Mem> stride;  // cell h's stratum on axis d: (h / stride(d)) % strata(d)
+  // Per axis; cell h's strata are the digits of h in the mixed radix (strata(0), strata(1), ...), so
+  // its stratum on axis d is (h / (strata(0) ... strata(d - 1))) % strata(d). Fewer than 2^32 cells.
+  Kokkos::View<std::uint32_t*, Mem> strata;
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
   Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
   Kokkos::View<double*, Mem> weight;  // per component: w_k
   Matrix values;  // samples x m: f_k J
-  Kokkos::View<double*, Mem> sample_squares;  // per sample: sum_k w_k (f_k J)^2
+  // Per sample: its histogram term sum_k w_k (f_k J)^2 V_h / n_h, and its increment on each axis.
+  Kokkos::View<double*, Mem> sample_terms;
+  Kokkos::View<VegasIncrement**, Kokkos::LayoutRight, Mem> increments;  // n x capacity
   Matrix cell_terms;  // cells x 2 m: V_h mean_h(f_k J), V_h^2 Var_h(f_k J) / n_h per component k
   Matrix cell_variance;  // cells x m: Var_h(f_k J)
   Kokkos::View<double*, Mem> sigma;  // per cell: V_h sqrt(sum_k w_k Var_h(f_k J))
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
   Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for cell_terms
-  Kokkos::View<std::int64_t*, Mem> chunk_offsets;  // cells + 1: cell h's chunks of samples
-  Matrix chunk_sums;  // chunks x m: a chunk's sum of f_k J, then of its squared deviations
+  // A chunk's sum of f_k J, then of its squared deviations, per component: the chunk of cell h
+  // starting at sample s is row h + s / vegas_chunk (rows increase with the chunks, so they are
+  // distinct, and below cells + capacity / vegas_chunk).
+  Matrix chunk_sums;
   VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
   // 2 m + 1: the iteration's estimate and variance per component (cell_terms' column sums), then
   // its samples over all ranks; report_host is its copy on the host.
   Kokkos::View<double*, Mem> report;
   typename Kokkos::View<double*, Mem>::host_mirror_type report_host;
-  Kokkos::View<double, Mem> largest_term;  // the histograms' largest term over all ranks
+  Kokkos::View<double, Mem> largest_term;  // the histograms' largest term over all ranks (the samples' reduction)
   // The histograms' unit: a bin's weight is its integer / scale; 0 where they cannot adapt the map
   // (a term not finite, or all zero). adapt reads it on the device.
   Kokkos::View<double, Mem> scale;
@@ -152,12 +177,11 @@ struct VegasSampler {
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
       : n(n_), bins(bins_), m(components), capacity(max_samples) {
+    require(bins >= 1 && bins <= max_vegas_bins, "VEGAS bins must be in [1, 65536]");
     cells = 1;
-    std::vector<std::int64_t> stride_host(n);
-    for (int d = 0; d < n; ++d) {
-      stride_host[d] = cells;
-      cells *= strata_host[d];
-    }
+    for (int d = 0; d < n; ++d) cells *= strata_host[d];
+    require(cells < (std::int64_t(1) << 32), "VEGAS stratification cells must be fewer than 2^32");
+    std::vector<std::uint32_t> strata_unsigned(strata_host.begin(), strata_host.end());
     // A std::string label: a char const* variable would be taken for the memory to use.
     auto alloc = [&](std::string const& label) {
       return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
@@ -168,12 +192,12 @@ struct VegasSampler {
     map_weights = decltype(map_weights)(alloc("parity::cubature::vegas_map_weights"), n, bins);
     map_prefix = decltype(map_prefix)(alloc("parity::cubature::vegas_map_prefix"), n, bins + 1);
     strata = decltype(strata)(alloc("parity::cubature::vegas_strata"), n);
-    stride = decltype(stride)(alloc("parity::cubature::vegas_stride"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
     cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
     weight = decltype(weight)(alloc("parity::cubature::vegas_component_weights"), m);
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
-    sample_squares = decltype(sample_squares)(alloc("parity::cubature::vegas_squares"), capacity);
+    sample_terms = decltype(sample_terms)(alloc("parity::cubature::vegas_sample_terms"), capacity);
+    increments = decltype(increments)(alloc("parity::cubature::vegas_increments"), n, capacity);
     cell_terms = Matrix(alloc("parity::cubature::vegas_cell_terms"), cells, 2 * m);
     cell_variance = Matrix(alloc("parity::cubature::vegas_cell_variance"), cells, m);
     sigma = decltype(sigma)(alloc("parity::cubature::vegas_sigma"), cells);
@@ -181,15 +205,13 @@ struct VegasSampler {
     block_sums = decltype(block_sums)(alloc("parity::cubature::vegas_block_sums"),
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     allocation = VegasAllocation<ExecutionSpace>(space, cells);
-    chunk_offsets = decltype(chunk_offsets)(alloc("parity::cubature::vegas_chunk_offsets"), cells + 1);
     chunk_sums = Matrix(alloc("parity::cubature::vegas_chunk_sums"), capacity / vegas_chunk + cells, m);
     report = decltype(report)(alloc("parity::cubature::vegas_report"), 2 * m + 1);
     report_host = Kokkos::create_mirror_view(report);
     largest_term = decltype(largest_term)(alloc("parity::cubature::vegas_largest_term"));
     scale = decltype(scale)(alloc("parity::cubature::vegas_histogram_scale"));
-    copy_in(space, strata, strata_host);
-    copy_in(space, stride, stride_host);
-    space.fence("parity::cubature::vegas_setup");  // stride_host goes out of scope
+    copy_in(space, strata, strata_unsigned);
+    space.fence("parity::cubature::vegas_setup");  // strata_unsigned goes out of scope
   }
 
   template <class T>
@@ -283,15 +305,17 @@ struct VegasSampler {
     std::int64_t const bound = several ? offset(space, c1) : capacity;
     auto const edges_ = edges;
     auto const strata_ = strata;
-    auto const stride_ = stride;
     auto const offsets_ = offsets;
     auto const cell_of_ = cell_of;
     auto const values_ = values;
-    auto const squares_ = sample_squares;
+    auto const terms_ = sample_terms;
+    auto const increments_ = increments;
     auto const weight_ = weight;
-    Kokkos::parallel_for(
+    double const volume = 1.0 / double(ncells);
+    // Into a view on the device, the histograms' largest term: the reduction does not wait.
+    Kokkos::parallel_reduce(
         "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
-        KOKKOS_LAMBDA(std::int64_t s) {
+        KOKKOS_LAMBDA(std::int64_t s, double& top) {
           if (s >= offsets_(c1)) return;
           std::int64_t lo = c0, hi = c1;  // the cell: offsets(lo) <= s < offsets(lo + 1)
           while (hi - lo > 1) {
@@ -304,23 +328,29 @@ struct VegasSampler {
           Point<Real> p;
           p.dim = dim;
           double jacobian = 1;
+          std::uint32_t rest = std::uint32_t(lo);  // the cell's strata, axis by axis
           for (int k = 0; k < pairs; ++k) {
             random::Block4 const b = vegas_block(seed, iteration, s, k, pairs);
             for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
-              int const d = 2 * k + e, stratum = int((lo / stride_(d)) % strata_(d));
+              int const d = 2 * k + e;
+              std::uint32_t const radix = strata_(d), stratum = rest % radix;
+              rest /= radix;
               int increment;
               double const u = random::uniform_double(b.v[2 * e], b.v[2 * e + 1]);
-              p.x[d] = Real(vegas_coordinate(edges_, d, nbins, stratum, strata_(d), u, increment, jacobian));
+              p.x[d] = Real(vegas_coordinate(edges_, d, nbins, int(stratum), int(radix), u, increment, jacobian));
+              increments_(d, s) = VegasIncrement(increment);
             }
           }
           cell_of_(s) = lo;
           double const sum_squares = vegas_evaluate<Real>(f, p, jacobian, values_, weight_, s, components);
-          squares_(s) = sum_squares;
-        });
-    auto const terms = cell_terms;
+          double const term = sum_squares * volume / double(offsets_(lo + 1) - offsets_(lo));
+          terms_(s) = term;
+          // A NaN must not be lost by the max: it marks the histograms as unusable.
+          top = (term > top || term != term) ? term : top;
+        },
+        Kokkos::Max<double, Mem>(largest_term));
     auto const sigma_ = sigma;
-    double const volume = 1.0 / double(ncells);
-    cell_statistics(space, c0, c1, bound - s0, volume);
+    cell_statistics(space, c0, c1, s0, bound, volume);
     auto const variance_ = cell_variance;
     Kokkos::parallel_for(
         "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
@@ -331,97 +361,82 @@ struct VegasSampler {
         });
     if (several) gather_cells(space, ranks, c0, c1);
     algorithms::fixed_order_column_sums_on_device(space, cell_terms, ncells, block_sums, report);
-    histograms(space, seed, iteration, c1, s0, bound, ranks);
+    histograms(space, c1, s0, bound, ranks);
   }
 
-  // What thread j of a chunk kernel works on (one thread per chunk t and component c, launched
-  // over a bound of the chunk count): chunk t of cell h (chunk_offsets(h) <= t < chunk_offsets(h +
-  // 1), h in [c0, c1)), its samples [first, last); `valid` false past the cells' last chunk.
+  // What thread j of a chunk kernel works on (one thread per sample s = j / m and component
+  // c = j % m, over [s0, bound)): where s starts a chunk of its cell h (s - offsets(h) a multiple of
+  // vegas_chunk), the chunk's samples [first, last) and its row of chunk_sums; `valid` false for
+  // the other samples and those at or past offsets(c1).
   struct Chunk {
     bool valid;
-    std::int64_t t, h, first, last;
+    std::int64_t row, h, first, last;
     int c;
   };
-  template <class Offsets>
-  KOKKOS_INLINE_FUNCTION static Chunk chunk_of(Offsets const& offsets_, Offsets const& chunk_offsets_, std::int64_t c0,
-                                               std::int64_t c1, std::int64_t j, int components) {
-    Chunk k{false, j / components, c0, 0, 0, int(j % components)};
-    if (k.t >= chunk_offsets_(c1)) return k;
-    std::int64_t lo = c0, hi = c1;
-    while (hi - lo > 1) {
-      std::int64_t const mid = (lo + hi) / 2;
-      if (chunk_offsets_(mid) <= k.t)
-        lo = mid;
-      else
-        hi = mid;
-    }
+  template <class Offsets, class CellOf>
+  KOKKOS_INLINE_FUNCTION static Chunk chunk_of(Offsets const& offsets_, CellOf const& cell_of_, std::int64_t c1,
+                                               std::int64_t j, int components) {
+    std::int64_t const s = j / components;
+    Chunk k{false, 0, 0, s, s, int(j % components)};
+    if (s >= offsets_(c1)) return k;
+    k.h = cell_of_(s);
+    std::int64_t const start = offsets_(k.h), end = offsets_(k.h + 1);
+    if ((s - start) % vegas_chunk != 0) return k;
     k.valid = true;
-    k.h = lo;
-    k.first = offsets_(lo) + (k.t - chunk_offsets_(lo)) * vegas_chunk;
-    k.last = k.first + vegas_chunk < offsets_(lo + 1) ? k.first + vegas_chunk : offsets_(lo + 1);
+    k.row = k.h + s / vegas_chunk;
+    k.last = s + vegas_chunk < end ? s + vegas_chunk : end;
     return k;
   }
 
   // Cell h's chunk sums of component c, added in chunk order.
   template <class Offsets, class Partial>
-  KOKKOS_INLINE_FUNCTION static double cell_sum(Offsets const& chunk_offsets_, Partial const& partial, std::int64_t h,
+  KOKKOS_INLINE_FUNCTION static double cell_sum(Offsets const& offsets_, Partial const& partial, std::int64_t h,
                                                 int c) {
     double sum = 0;
-    for (std::int64_t t = chunk_offsets_(h); t < chunk_offsets_(h + 1); ++t) sum += partial(t, c);
+    for (std::int64_t s = offsets_(h); s < offsets_(h + 1); s += vegas_chunk) sum += partial(h + s / vegas_chunk, c);
     return sum;
   }
 
   // Each cell's mean and variance of f_k J (two passes: no cancellation between sum f^2 and n
-  // mean^2) into cell_terms and cell_variance, for the cells [c0, c1). Each pass sums chunks of
-  // vegas_chunk samples (one thread per chunk and component, in index order), then each cell adds
-  // its chunks' sums in order (one thread per cell and component): the same additions on every
-  // backend and thread count, and a cell of one chunk sums exactly as one loop over its samples.
-  // `most` bounds the cells' samples.
-  void cell_statistics(ExecutionSpace const& space, std::int64_t c0, std::int64_t c1, std::int64_t most,
-                       double volume) {
+  // mean^2) into cell_terms and cell_variance, for the cells [c0, c1) and their samples, below
+  // bound from s0. Each pass sums chunks of vegas_chunk samples (one thread per chunk and
+  // component, in index order), then each cell adds its chunks' sums in order (one thread per cell
+  // and component): the same additions on every backend and thread count, and a cell of one chunk
+  // sums exactly as one loop over its samples.
+  void cell_statistics(ExecutionSpace const& space, std::int64_t c0, std::int64_t c1, std::int64_t s0,
+                       std::int64_t bound, double volume) {
     int const components = m;
     auto const offsets_ = offsets;
-    auto const chunk_offsets_ = chunk_offsets;
+    auto const cell_of_ = cell_of;
     auto const values_ = values;
     auto const partial = chunk_sums;
     auto const terms = cell_terms;
     auto const variance_ = cell_variance;  // holds the means between the passes
-    Kokkos::parallel_scan(
-        "parity::cubature::vegas_chunk_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
-        KOKKOS_LAMBDA(std::int64_t h, std::int64_t & sum, bool final) {
-          if (final) chunk_offsets_(h) = sum;
-          sum += (offsets_(h + 1) - offsets_(h) + vegas_chunk - 1) / vegas_chunk;
-          if (final && h + 1 == c1) chunk_offsets_(c1) = sum;
-        });
-    // The chunk count stays on the device: the chunk kernels run over a bound of it (every cell's
-    // last chunk may be partial) and the threads past chunk_offsets(c1) return.
-    std::int64_t const chunks = most / vegas_chunk + (c1 - c0);
+    Kokkos::RangePolicy<ExecutionSpace> const per_sample(space, s0 * components, bound * components);
     Kokkos::parallel_for(
-        "parity::cubature::vegas_chunk_sums", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
-        KOKKOS_LAMBDA(std::int64_t j) {
-          Chunk const k = chunk_of(offsets_, chunk_offsets_, c0, c1, j, components);
+        "parity::cubature::vegas_chunk_sums", per_sample, KOKKOS_LAMBDA(std::int64_t j) {
+          Chunk const k = chunk_of(offsets_, cell_of_, c1, j, components);
           if (!k.valid) return;
           double sum = 0;
           for (std::int64_t s = k.first; s < k.last; ++s) sum += values_(s, k.c);
-          partial(k.t, k.c) = sum;
+          partial(k.row, k.c) = sum;
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cell_means", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
         KOKKOS_LAMBDA(std::int64_t j) {
           std::int64_t const h = c0 + j / components;
           int const c = int(j % components);
-          variance_(h, c) = cell_sum(chunk_offsets_, partial, h, c) / double(offsets_(h + 1) - offsets_(h));
+          variance_(h, c) = cell_sum(offsets_, partial, h, c) / double(offsets_(h + 1) - offsets_(h));
         });
     Kokkos::parallel_for(
-        "parity::cubature::vegas_chunk_squares", Kokkos::RangePolicy<ExecutionSpace>(space, 0, chunks * components),
-        KOKKOS_LAMBDA(std::int64_t j) {
-          Chunk const k = chunk_of(offsets_, chunk_offsets_, c0, c1, j, components);
+        "parity::cubature::vegas_chunk_squares", per_sample, KOKKOS_LAMBDA(std::int64_t j) {
+          Chunk const k = chunk_of(offsets_, cell_of_, c1, j, components);
           if (!k.valid) return;
           double const mean = variance_(k.h, k.c);
           double squares = 0;
           for (std::int64_t s = k.first; s < k.last; ++s)
             squares += (values_(s, k.c) - mean) * (values_(s, k.c) - mean);
-          partial(k.t, k.c) = squares;
+          partial(k.row, k.c) = squares;
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
@@ -429,7 +444,7 @@ struct VegasSampler {
           std::int64_t const h = c0 + j / components;
           int const c = int(j % components);
           double const count = double(offsets_(h + 1) - offsets_(h));
-          double const squares = cell_sum(chunk_offsets_, partial, h, c);
+          double const squares = cell_sum(offsets_, partial, h, c);
           double const mean = variance_(h, c);
           double const var = squares / (count - 1);
           terms(h, 2 * c) = volume * mean;
@@ -478,34 +493,20 @@ struct VegasSampler {
   // in cell h). Each term is rounded to a multiple of a unit set by the largest term t over all
   // ranks, u = samples t / 2^62, so that no bin's integer sum can overflow; the rounding (below
   // 2^-63 of the largest possible bin per term) is far below the sampling noise the map adapts to.
-  // Leaves the unit's inverse in scale (0 where the terms are all zero or one is not finite: then
-  // the map stays as it is) and the samples over all ranks in report. This rank's samples are
-  // [s0, offsets(c1)), below bound.
-  void histograms(ExecutionSpace const& space, std::uint64_t seed, int iteration, std::int64_t c1, std::int64_t s0,
-                  std::int64_t bound, run::Communicator const& ranks) {
-    int const dim = n, nbins = bins, pairs = (n + 1) / 2, components = m;
+  // Reads the samples' terms, increments and largest term from the sampling kernel; leaves the
+  // unit's inverse in scale (0 where the terms are all zero or one is not finite: then the map stays
+  // as it is) and the samples over all ranks in report. This rank's samples are [s0, offsets(c1)),
+  // below bound.
+  void histograms(ExecutionSpace const& space, std::int64_t c1, std::int64_t s0, std::int64_t bound,
+                  run::Communicator const& ranks) {
+    int const dim = n, nbins = bins, components = m;
     std::int64_t const ncells = cells;
-    double const volume = 1.0 / double(cells);
-    auto const edges_ = edges;
-    auto const strata_ = strata;
-    auto const stride_ = stride;
     auto const offsets_ = offsets;
-    auto const cell_of_ = cell_of;
-    auto const squares_ = sample_squares;
+    auto const terms_ = sample_terms;
+    auto const increments_ = increments;
     auto const largest_ = largest_term;
     auto const scale_ = scale;
     auto const report_ = report;
-    // Into a view on the device: the reduction does not wait.
-    Kokkos::parallel_reduce(
-        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
-        KOKKOS_LAMBDA(std::int64_t s, double& top) {
-          if (s >= offsets_(c1)) return;
-          std::int64_t const h = cell_of_(s);
-          double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
-          // A NaN must not be lost by the max: it marks the histogram as unusable.
-          top = (term > top || term != term) ? term : top;
-        },
-        Kokkos::Max<double, Mem>(largest_));
     if (ranks.several()) {
       double top = 0;
       Kokkos::deep_copy(space, top, largest_);
@@ -523,59 +524,60 @@ struct VegasSampler {
           report_(2 * components) = samples;
         });
     // Integer additions are exact in any order, so atomics keep the bits. Each team adds its block
-    // of samples into its own copy of two axes' bins in scratch memory, then those into the
-    // histogram: one global atomic per bin and team instead of one per sample and axis.
+    // of samples into its own copy of a few axes' bins in scratch memory, then those into the
+    // histogram: one global atomic per bin and team instead of one per sample and axis. Axes of
+    // more than vegas_scratch_bins bins add straight to the histogram.
     auto const histogram_ = histogram;
     Kokkos::deep_copy(space, histogram, std::int64_t(0));
-    using Team = Kokkos::TeamPolicy<ExecutionSpace>;
-    using Bins = Kokkos::View<std::int64_t*, typename ExecutionSpace::scratch_memory_space,
-                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    // Enough teams to fill the device (about one per 128 of its threads; four per thread on a host),
-    // each of 1,024 to 16,384 samples: fewer leave a GPU idle at 1e6 samples, more add flushes.
-    // The sums are exact, so the split does not change them.
-    bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
-    std::int64_t const fill = std::max<std::int64_t>(1, host ? 4 * space.concurrency() : space.concurrency() / 128);
-    std::int64_t const per_team = std::clamp<std::int64_t>((bound - s0 + fill - 1) / fill, 1024, 16384);
-    std::int64_t const teams = std::max<std::int64_t>(1, (bound - s0 + per_team - 1) / per_team);
-    std::size_t const scratch = Bins::shmem_size(2 * std::size_t(nbins));
-    Team const policy = Team(space, int(teams), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch));
-    Kokkos::parallel_for(
-        "parity::cubature::vegas_histogram", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
-          double const unit = scale_();
-          if (!(unit > 0)) return;  // the whole team: the histograms are not used
-          Bins bins_(team.team_scratch(0), 2 * std::size_t(nbins));
-          std::int64_t const end = offsets_(c1);
-          std::int64_t const first = s0 + std::int64_t(team.league_rank()) * per_team;
-          std::int64_t const last = first + per_team < end ? first + per_team : (first < end ? end : first);
-          for (int k = 0; k < pairs; ++k) {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * nbins), [&](int b) { bins_(b) = 0; });
-            team.team_barrier();
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](std::int64_t s) {
-              std::int64_t const h = cell_of_(s);
-              double const term = squares_(s) * volume / double(offsets_(h + 1) - offsets_(h));
-              // To nearest: one rounded product, then round(), the same on every backend (a written
-              // term * scale + 0.5 may be contracted into an fma on some and not on others).
-              std::int64_t const units = std::int64_t(Kokkos::round(term * unit));
-              random::Block4 const r = vegas_block(seed, iteration, s, k, pairs);
-              for (int e = 0; e < 2 && 2 * k + e < dim; ++e) {
-                int const d = 2 * k + e;
-                int increment;
-                double jacobian = 1;
-                double const u = random::uniform_double(r.v[2 * e], r.v[2 * e + 1]);
-                vegas_coordinate(edges_, d, nbins, int((h / stride_(d)) % strata_(d)), strata_(d), u, increment,
-                                 jacobian);
-                Kokkos::atomic_add(&bins_(e * nbins + increment), units);
-              }
-            });
-            team.team_barrier();
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * nbins), [&](int b) {
-              int const d = 2 * k + b / nbins;
-              if (d < dim && bins_(b) != 0)
-                Kokkos::atomic_add(&histogram_(std::int64_t(d) * nbins + b % nbins), bins_(b));
-            });
-            team.team_barrier();
-          }
-        });
+    int const per_pass = std::min(dim, scratch_bins / nbins);  // axes
+    if (per_pass == 0) {
+      Kokkos::parallel_for(
+          "parity::cubature::vegas_histogram", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
+          KOKKOS_LAMBDA(std::int64_t s) {
+            double const unit = scale_();
+            if (!(unit > 0) || s >= offsets_(c1)) return;
+            std::int64_t const units = vegas_units(terms_(s), unit);
+            for (int d = 0; d < dim; ++d)
+              Kokkos::atomic_add(&histogram_(std::int64_t(d) * nbins + increments_(d, s)), units);
+          });
+    } else {
+      using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+      using Bins = Kokkos::View<std::int64_t*, typename ExecutionSpace::scratch_memory_space,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      // Enough teams to fill the device (about one per 128 of its threads; four per thread on a
+      // host), each of 1,024 to 16,384 samples: fewer leave a GPU idle at 1e6 samples, more add
+      // flushes. The sums are exact, so the split does not change them.
+      bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
+      std::int64_t const fill = std::max<std::int64_t>(1, host ? 4 * space.concurrency() : space.concurrency() / 128);
+      std::int64_t const per_team = std::clamp<std::int64_t>((bound - s0 + fill - 1) / fill, 1024, 16384);
+      std::int64_t const teams = std::max<std::int64_t>(1, (bound - s0 + per_team - 1) / per_team);
+      int const width = per_pass * nbins;
+      Team const policy =
+          Team(space, int(teams), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Bins::shmem_size(width)));
+      Kokkos::parallel_for(
+          "parity::cubature::vegas_histogram", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
+            double const unit = scale_();
+            if (!(unit > 0)) return;  // the whole team: the histograms are not used
+            Bins bins_(team.team_scratch(0), width);
+            std::int64_t const end = offsets_(c1);
+            std::int64_t const first = s0 + std::int64_t(team.league_rank()) * per_team;
+            std::int64_t const last = first + per_team < end ? first + per_team : (first < end ? end : first);
+            for (int d0 = 0; d0 < dim; d0 += per_pass) {
+              int const axes = dim - d0 < per_pass ? dim - d0 : per_pass;
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](int b) { bins_(b) = 0; });
+              team.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](std::int64_t s) {
+                std::int64_t const units = vegas_units(terms_(s), unit);
+                for (int e = 0; e < axes; ++e) Kokkos::atomic_add(&bins_(e * nbins + increments_(d0 + e, s)), units);
+              });
+              team.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, axes * nbins), [&](int b) {
+                if (bins_(b) != 0) Kokkos::atomic_add(&histogram_(std::int64_t(d0) * nbins + b), bins_(b));
+              });
+              team.team_barrier();
+            }
+          });
+    }
     if (ranks.several()) {
       std::size_t const length = std::size_t(dim) * std::size_t(nbins);
       std::vector<std::int64_t> counts = copy_out(space, histogram, length);
