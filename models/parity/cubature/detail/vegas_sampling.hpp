@@ -164,7 +164,7 @@ struct VegasSampler {
   // its samples over all ranks; report_host is its copy on the host.
   Kokkos::View<double*, Mem> report;
   typename Kokkos::View<double*, Mem>::host_mirror_type report_host;
-  Kokkos::View<double, Mem> largest_term;  // the histograms' largest term over all ranks (the samples' reduction)
+  Kokkos::View<double, Mem> largest_term;  // the histograms' largest term over all ranks
   // The histograms' unit: a bin's weight is its integer / scale; 0 where they cannot adapt the map
   // (a term not finite, or all zero). adapt reads it on the device.
   Kokkos::View<double, Mem> scale;
@@ -312,10 +312,9 @@ struct VegasSampler {
     auto const increments_ = increments;
     auto const weight_ = weight;
     double const volume = 1.0 / double(ncells);
-    // Into a view on the device, the histograms' largest term: the reduction does not wait.
-    Kokkos::parallel_reduce(
+    Kokkos::parallel_for(
         "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
-        KOKKOS_LAMBDA(std::int64_t s, double& top) {
+        KOKKOS_LAMBDA(std::int64_t s) {
           if (s >= offsets_(c1)) return;
           std::int64_t lo = c0, hi = c1;  // the cell: offsets(lo) <= s < offsets(lo + 1)
           while (hi - lo > 1) {
@@ -343,12 +342,8 @@ struct VegasSampler {
           }
           cell_of_(s) = lo;
           double const sum_squares = vegas_evaluate<Real>(f, p, jacobian, values_, weight_, s, components);
-          double const term = sum_squares * volume / double(offsets_(lo + 1) - offsets_(lo));
-          terms_(s) = term;
-          // A NaN must not be lost by the max: it marks the histograms as unusable.
-          top = (term > top || term != term) ? term : top;
-        },
-        Kokkos::Max<double, Mem>(largest_term));
+          terms_(s) = sum_squares * volume / double(offsets_(lo + 1) - offsets_(lo));
+        });
     auto const sigma_ = sigma;
     cell_statistics(space, c0, c1, s0, bound, volume);
     auto const variance_ = cell_variance;
@@ -493,7 +488,7 @@ struct VegasSampler {
   // in cell h). Each term is rounded to a multiple of a unit set by the largest term t over all
   // ranks, u = samples t / 2^62, so that no bin's integer sum can overflow; the rounding (below
   // 2^-63 of the largest possible bin per term) is far below the sampling noise the map adapts to.
-  // Reads the samples' terms, increments and largest term from the sampling kernel; leaves the
+  // Reads the samples' terms and increments from the sampling kernel; leaves the
   // unit's inverse in scale (0 where the terms are all zero or one is not finite: then the map stays
   // as it is) and the samples over all ranks in report. This rank's samples are [s0, offsets(c1)),
   // below bound.
@@ -507,6 +502,17 @@ struct VegasSampler {
     auto const largest_ = largest_term;
     auto const scale_ = scale;
     auto const report_ = report;
+    // Into a view on the device: the reduction does not wait. A pass of its own: reducing in the
+    // sampling kernel slows that kernel by more than this pass costs.
+    Kokkos::parallel_reduce(
+        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
+        KOKKOS_LAMBDA(std::int64_t s, double& top) {
+          if (s >= offsets_(c1)) return;
+          double const term = terms_(s);
+          // A NaN must not be lost by the max: it marks the histogram as unusable.
+          top = (term > top || term != term) ? term : top;
+        },
+        Kokkos::Max<double, Mem>(largest_));
     if (ranks.several()) {
       double top = 0;
       Kokkos::deep_copy(space, top, largest_);
@@ -606,8 +612,12 @@ struct VegasSampler {
     using Scratch =
         Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     std::size_t const scratch = Scratch::shmem_size(2 * map_blocks);
+    // On a GPU 256 threads an axis: each thread's share of the increments is what takes the time
+    // (the team's size does not change the sums' order).
+    bool const host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
+    Team const team_policy = host ? Team(space, n, Kokkos::AUTO) : Team(space, n, 256);
     Kokkos::parallel_for(
-        "parity::cubature::vegas_adapt_map", Team(space, n, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+        "parity::cubature::vegas_adapt_map", Team(team_policy).set_scratch_size(0, Kokkos::PerTeam(scratch)),
         KOKKOS_LAMBDA(typename Team::member_type const& team) {
           int const d = team.league_rank();
           Scratch blocks(team.team_scratch(0), 2 * map_blocks);  // the blocks' sums, then their starts
