@@ -43,6 +43,21 @@ std::string kernel_compiler() {
 #endif
 }
 
+#if defined(PARITY_BACKEND_CUDA)
+// Kokkos' first parallel_scan in a CUDA process spends about 5 ms before its kernels start (an
+// H200: perf/results/startup-h200), inside whichever phase times it; later scans take tens of
+// microseconds. One scan and one reduction of a single element here pay that set-up at start-up.
+void warm_up_dispatches() {
+  using Policy = Kokkos::RangePolicy<backend::ExecutionSpace>;
+  long total = 0;
+  Kokkos::parallel_scan(
+      "parity::run::warm_up_scan", Policy(0, 1), KOKKOS_LAMBDA(int, long& sum, bool) { sum += 1; });
+  Kokkos::parallel_reduce(
+      "parity::run::warm_up_reduce", Policy(0, 1), KOKKOS_LAMBDA(int, long& sum) { sum += 1; }, total);
+  Kokkos::fence("parity::run::warm_up");
+}
+#endif
+
 }  // namespace
 
 Session::Session(int num_threads, int device_id) {
@@ -57,6 +72,9 @@ Session::Session(int num_threads, int device_id) {
   if (device_id >= 0) settings.set_device_id(device_id);
   Kokkos::initialize(settings);
   track_memory();
+#if defined(PARITY_BACKEND_CUDA)
+  warm_up_dispatches();
+#endif
 }
 
 Session::~Session() { Kokkos::finalize(); }
