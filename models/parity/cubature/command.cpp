@@ -501,25 +501,16 @@ class Command final : public cli::Command {
     };
     if (!r.results.contains("cases")) return one(r.results);
     auto const& cases = r.results["cases"];
-    if (cases.size() > 4) {  // a sweep: one line for all of them
-      std::size_t converged = 0, known = 0;
-      long long evaluations = 0;
-      double worst = 0;
-      for (auto const& c : cases) {
-        converged += c["status"] == cli::status::converged ? 1 : 0;
-        evaluations += c["evaluations"].get<long long>();
-        if (c["relative_true_error"].is_null()) continue;
-        worst = std::max(worst, c["relative_true_error"].get<double>());
-        ++known;
-      }
-      // A sweep's report holds its evaluations (run_cases; on one partition, the calls).
-      if (r.results.contains("evaluations")) evaluations = r.results["evaluations"].get<long long>();
+    if (cases.size() > 4) {  // a sweep: one line for all of them, from run_cases' summary
+      auto const& c = r.results;
+      auto const& worst = c["worst_relative_true_error"];
       bool const partition = r.parameters.value("sweep_sampling", "") == "partition";
-      return fmt::format(
-          "{} integrals of {} {}-D: {} converged, {} evaluations {}, {}", cases.size(),
-          cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(), converged, evaluations,
-          partition ? "on one partition (each gives every value)" : "in all",
-          known == 0 ? std::string("exact values unknown") : fmt::format("largest relative true error {:.2g}", worst));
+      return fmt::format("{} integrals of {} {}-D: {} converged, {} evaluations {}, {}", cases.size(),
+                         cases[0]["integrand"].get<std::string>(), cases[0]["dim"].get<int>(),
+                         c["converged"].get<std::size_t>(), static_cast<long long>(c["evaluations"].get<double>()),
+                         partition ? "on one partition (each gives every value)" : "in all",
+                         worst.is_null() ? std::string("exact values unknown")
+                                         : fmt::format("largest relative true error {:.2g}", worst.get<double>()));
     }
     std::string s;
     for (auto const& c : r.results["cases"]) s += (s.empty() ? "" : "; ") + one(c);
@@ -749,19 +740,22 @@ class Command final : public cli::Command {
     } else {
       r.parameters = {{"cases", parameters}};
       r.results = {{"cases", results}};
-      if (batch != Batch::none) {  // a sweep's summary, for tables over many values
-        std::size_t converged = 0;
-        double worst = 0, evaluations = 0;
-        for (auto const& c : results) {
-          converged += c["status"] == cli::status::converged;
-          if (!c["relative_true_error"].is_null()) worst = std::max(worst, c["relative_true_error"].get<double>());
-          evaluations += c["evaluations"].get<double>();
-        }
-        // On one partition every call of the integrand gives all the values: one count.
-        if (batch == Batch::partition) evaluations = results[0]["evaluations"].get<double>();
-        r.results.update(
-            {{"converged", converged}, {"worst_relative_true_error", worst}, {"evaluations", evaluations}});
+      // The cases' summary, for tables over many values and the summary line.
+      std::size_t converged = 0;
+      double evaluations = 0;
+      nlohmann::json worst_relative;  // null where no case has an exact value
+      for (auto const& c : results) {
+        converged += c["status"] == cli::status::converged;
+        if (!c["relative_true_error"].is_null())
+          worst_relative = worst_relative.is_null()
+                               ? c["relative_true_error"].get<double>()
+                               : std::max(worst_relative.get<double>(), c["relative_true_error"].get<double>());
+        evaluations += c["evaluations"].get<double>();
       }
+      // On one partition every call of the integrand gives all the values: one count.
+      if (batch == Batch::partition) evaluations = results[0]["evaluations"].get<double>();
+      r.results.update(
+          {{"converged", converged}, {"worst_relative_true_error", worst_relative}, {"evaluations", evaluations}});
     }
     return r;
   }
