@@ -31,6 +31,12 @@ void record(char kind, std::string name, std::uint64_t bytes = 0) {
   events.push_back({t, kind, bytes, std::move(name)});
 }
 
+// A dispatch or fence begins: its id for the matching end, and its event.
+void begin(char kind, char const* name, std::uint64_t* id) {
+  *id = next_id++;
+  record(kind, name);
+}
+
 }  // namespace
 
 // The Kokkos Tools interface (Kokkos_Profiling_C_Interface.h), declared here so the library
@@ -50,25 +56,13 @@ void kokkosp_finalize_library() {
                  e.name.c_str());
   std::fclose(out);
 }
-void kokkosp_begin_parallel_for(char const* name, std::uint32_t, std::uint64_t* id) {
-  *id = next_id++;
-  record('F', name);
-}
+void kokkosp_begin_parallel_for(char const* name, std::uint32_t, std::uint64_t* id) { begin('F', name, id); }
 void kokkosp_end_parallel_for(std::uint64_t) { record('f', ""); }
-void kokkosp_begin_parallel_reduce(char const* name, std::uint32_t, std::uint64_t* id) {
-  *id = next_id++;
-  record('R', name);
-}
+void kokkosp_begin_parallel_reduce(char const* name, std::uint32_t, std::uint64_t* id) { begin('R', name, id); }
 void kokkosp_end_parallel_reduce(std::uint64_t) { record('r', ""); }
-void kokkosp_begin_parallel_scan(char const* name, std::uint32_t, std::uint64_t* id) {
-  *id = next_id++;
-  record('S', name);
-}
+void kokkosp_begin_parallel_scan(char const* name, std::uint32_t, std::uint64_t* id) { begin('S', name, id); }
 void kokkosp_end_parallel_scan(std::uint64_t) { record('s', ""); }
-void kokkosp_begin_fence(char const* name, std::uint32_t, std::uint64_t* id) {
-  *id = next_id++;
-  record('W', name);
-}
+void kokkosp_begin_fence(char const* name, std::uint32_t, std::uint64_t* id) { begin('W', name, id); }
 void kokkosp_end_fence(std::uint64_t) { record('w', ""); }
 void kokkosp_allocate_data(SpaceHandle space, char const* name, void const*, std::uint64_t bytes) {
   record('A', std::string(space.name) + ":" + name, bytes);

@@ -13,6 +13,8 @@ namespace parity::cubature {
 
 // Largest dimension VEGAS integrates (a Point's capacity).
 inline constexpr int max_vegas_dim = point_capacity;
+// Most map increments per axis (a sample's increment is stored in 16 bits).
+inline constexpr int max_vegas_bins = 65536;
 
 // Every member has a default that suits most integrals; the comments name it. From
 // run::SolveOptions: progress (a "vegas" line per iteration; default null: silent), phases (the
@@ -99,7 +101,7 @@ inline void validate_vegas(std::vector<double> const& lower, std::vector<double>
           "max evaluations must pay for the adaptation iterations and one more ((adaptation iterations + 1) x "
           "evaluations per iteration = " +
               std::to_string((opt.adaptation_iterations + 1) * opt.evaluations_per_iteration) + ")");
-  require(opt.bins >= 1 && opt.bins <= 65'536, "bins must be in [1, 65536]");
+  require(opt.bins >= 1 && opt.bins <= max_vegas_bins, "bins must be in [1, " + std::to_string(max_vegas_bins) + "]");
   require(opt.restarts >= 0 && opt.restarts <= 100, "restarts must be in [0, 100]");
   require(std::isfinite(opt.alpha) && opt.alpha >= 0 && opt.alpha <= 2, "alpha must be in [0, 2]");
   require(std::isfinite(opt.beta) && opt.beta >= 0 && opt.beta <= 1, "beta must be in [0, 1]");

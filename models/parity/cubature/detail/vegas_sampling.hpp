@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,7 @@
 #include "parity/cubature/detail/vegas_allocation.hpp"
 #include "parity/cubature/detail/vegas_map.hpp"
 #include "parity/cubature/rule.hpp"
+#include "parity/cubature/vegas_options.hpp"
 #include "parity/random/philox.hpp"
 #include "parity/run/communicator.hpp"
 #include "parity/run/errors.hpp"
@@ -65,9 +67,9 @@ inline constexpr std::int64_t vegas_chunk = 64;
 // to the histogram.
 inline constexpr int vegas_scratch_bins = 4064;
 
-// A sample's increment on each axis is stored in 16 bits.
+// A sample's increment on each axis (vegas_options.hpp's max_vegas_bins: 16 bits).
 using VegasIncrement = std::uint16_t;
-inline constexpr int max_vegas_bins = 65536;
+static_assert(max_vegas_bins - 1 <= std::numeric_limits<VegasIncrement>::max());
 
 // A family called once per component: `Real f(Point<Real> const& x, int k)`.
 template <class F, class Real>
@@ -177,7 +179,7 @@ struct VegasSampler {
   VegasSampler(ExecutionSpace const& space, int n_, int bins_, int components, std::vector<int> const& strata_host,
                std::int64_t max_samples)
       : n(n_), bins(bins_), m(components), capacity(max_samples) {
-    require(bins >= 1 && bins <= max_vegas_bins, "VEGAS bins must be in [1, 65536]");
+    require(bins >= 1 && bins <= max_vegas_bins, "VEGAS bins must be in [1, " + std::to_string(max_vegas_bins) + "]");
     cells = 1;
     for (int d = 0; d < n; ++d) cells *= strata_host[d];
     require(cells < (std::int64_t(1) << 32), "VEGAS stratification cells must be fewer than 2^32");
