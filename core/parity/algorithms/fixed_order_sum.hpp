@@ -82,12 +82,14 @@ void fixed_order_block_sums(ExecutionSpace const& space, ColumnMatrix<typename E
 }
 
 // Sums the rows level by level into blocks of `scratch` (replaced by a larger allocation where it
-// is too small) and returns the one row left: terms itself where rows is 1, else a slice of
-// scratch, valid while the caller holds scratch. rows >= 1.
+// is too small) until one row is left, or until len rows and their block sums (x columns) are at
+// most `fits` doubles, and returns
+// those len rows: terms itself where no level ran, else a slice of scratch, valid while the caller
+// holds scratch. rows >= 1.
 template <class ExecutionSpace>
 ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
     ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
-    Kokkos::View<double*, typename ExecutionSpace::memory_space>& scratch) {
+    Kokkos::View<double*, typename ExecutionSpace::memory_space>& scratch, std::int64_t& len, std::int64_t fits = 0) {
   using Mem = typename ExecutionSpace::memory_space;
   int const k = int(terms.extent(1));
   std::int64_t const need = fixed_order_scratch_size(rows, k);
@@ -97,8 +99,8 @@ ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
   std::int64_t const block = fixed_order_block;
   std::int64_t used = 0;
   auto current = terms;
-  std::int64_t len = rows;
-  while (len > 1) {
+  len = rows;
+  while (len > 1 && (len + (len + block - 1) / block) * k > fits) {
     std::int64_t const blocks = (len + block - 1) / block;
     ColumnMatrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
     used += blocks * k;
@@ -107,6 +109,50 @@ ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
     len = blocks;
   }
   return current;
+}
+
+// Doubles fixed_order_tail_sums holds (the rows and their block sums): 31 KiB of one team's
+// scratch memory, within every backend's level 0.
+inline constexpr std::int64_t fixed_order_tail = 3968;
+
+// sums(offset + c) = the column sums of in's len rows (with their block sums at most
+// fixed_order_tail doubles), in the blocked order, by one team: it loads the rows into scratch
+// memory, coalesced, and adds them level after level there. On a GPU the last levels cost one
+// launch instead of one each and a copy.
+template <class ExecutionSpace>
+void fixed_order_tail_sums(ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> in,
+                           std::int64_t len, Kokkos::View<double*, typename ExecutionSpace::memory_space> sums,
+                           std::int64_t offset) {
+  using Team = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Cells =
+      Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  int const k = int(in.extent(1));
+  std::int64_t const block = fixed_order_block, first = len * k, second = (len + block - 1) / block * k;
+  Team const policy = Team(space, 1, Kokkos::AUTO)
+                          .set_scratch_size(0, Kokkos::PerTeam(Cells::shmem_size(first) + Cells::shmem_size(second)));
+  Kokkos::parallel_for(
+      "parity::algorithms::fixed_order_tail_sums", policy, KOKKOS_LAMBDA(typename Team::member_type const& team) {
+        Cells a(team.team_scratch(0), first), b(team.team_scratch(0), second);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first), [&](std::int64_t j) { a(j) = in(j / k, j % k); });
+        team.team_barrier();
+        double* from = a.data();
+        double* to = b.data();
+        for (std::int64_t n = len; n > 1;) {  // each level's rows, row-major, into the other buffer
+          std::int64_t const blocks = (n + block - 1) / block;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, blocks * k), [&](std::int64_t j) {
+            std::int64_t const r = j / k, c = j % k, end = (r + 1) * block < n ? (r + 1) * block : n;
+            double s = 0;
+            for (std::int64_t i = r * block; i < end; ++i) s += from[i * k + c];
+            to[j] = s;
+          });
+          team.team_barrier();
+          double* const t = from;
+          from = to;
+          to = t;
+          n = blocks;
+        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k), [&](int c) { sums(offset + c) = from[c]; });
+      });
 }
 
 }  // namespace detail
@@ -124,7 +170,8 @@ std::vector<double> fixed_order_column_sums(ExecutionSpace const& space,
   int const k = int(terms.extent(1));
   std::vector<double> out(k, 0.0);
   if (rows == 0) return out;
-  auto const first = Kokkos::subview(detail::fixed_order_levels(space, terms, rows, scratch), 0, Kokkos::ALL);
+  std::int64_t len = 0;
+  auto const first = Kokkos::subview(detail::fixed_order_levels(space, terms, rows, scratch, len), 0, Kokkos::ALL);
   // Copied on `space` and fenced there: a copy without an execution space fences every instance.
   auto const host = Kokkos::create_mirror_view(Kokkos::HostSpace(), first);
   Kokkos::deep_copy(space, host, first);
@@ -149,10 +196,14 @@ void fixed_order_column_sums_on_device(ExecutionSpace const& space,
     return;
   }
   bool const temporary = std::int64_t(scratch.extent(0)) < fixed_order_scratch_size(rows, k);
-  auto const last = detail::fixed_order_levels(space, terms, rows, scratch);
-  Kokkos::parallel_for(
-      "parity::algorithms::fixed_order_column_sums_out", Kokkos::RangePolicy<ExecutionSpace>(space, 0, k),
-      KOKKOS_LAMBDA(int c) { sums(offset + c) = last(0, c); });
+  std::int64_t len = 0;
+  auto const last = detail::fixed_order_levels(space, terms, rows, scratch, len, detail::fixed_order_tail);
+  if ((len + (len + fixed_order_block - 1) / fixed_order_block) * k <= detail::fixed_order_tail)
+    detail::fixed_order_tail_sums(space, last, len, sums, offset);
+  else  // one row of too many columns for the tail: copied
+    Kokkos::parallel_for(
+        "parity::algorithms::fixed_order_column_sums_out", Kokkos::RangePolicy<ExecutionSpace>(space, 0, k),
+        KOKKOS_LAMBDA(int c) { sums(offset + c) = last(0, c); });
   if (temporary) space.fence("parity::algorithms::fixed_order_column_sums_on_device");
 }
 

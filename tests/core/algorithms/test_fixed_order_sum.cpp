@@ -96,14 +96,23 @@ TEST(FixedOrderSum, NoRowsSumToZero) {
 }
 
 TEST(FixedOrderSum, SumsLeftOnTheDeviceAreTheSameBits) {
-  // fixed_order_column_sums_on_device writes the host result's bits at the given offset and
+  // fixed_order_column_sums_on_device writes the blocked order's bits at the given offset and
   // leaves the rest of the output alone; no rows write zeros. With the caller's scratch and
-  // without (a temporary one).
-  int const k = 3;
+  // without (a temporary one). The last levels run in one team where they fit its scratch: from
+  // the start (3 columns up to 1,300 rows), after one level (3 columns of 70,000 rows, 900 of 600)
+  // or two (20 columns of 70,000 rows: 274 x 20 does not fit, 2 x 20 does), or not at all (2,500
+  // columns: one row left, copied).
   std::int64_t const offset = 2;
-  Kokkos::View<double*, MemSpace> out("parity::test::sums", k + 4);
-  for (std::int64_t rows : {0, 1, 256, 257, 70000})
+  struct Case {
+    int k;
+    std::int64_t rows;
+  };
+  for (Case const cs : {Case{3, 0}, Case{3, 1}, Case{3, 256}, Case{3, 257}, Case{3, 1300}, Case{3, 70000},
+                        Case{900, 600}, Case{20, 70000}, Case{2500, 1}, Case{2500, 300}})
     for (bool given : {true, false}) {
+      int const k = cs.k;
+      std::int64_t const rows = cs.rows;
+      Kokkos::View<double*, MemSpace> out("parity::test::sums", k + 4);
       Kokkos::deep_copy(out, -7.0);
       auto const t = random_terms(rows, k);
       auto const terms = to_device(t, rows + 1, k);
@@ -112,11 +121,14 @@ TEST(FixedOrderSum, SumsLeftOnTheDeviceAreTheSameBits) {
         scratch = Kokkos::View<double*, MemSpace>("parity::test::scratch",
                                                   std::max<std::int64_t>(1, alg::fixed_order_scratch_size(rows, k)));
       alg::fixed_order_column_sums_on_device(ExecSpace(), terms, rows, scratch, out, offset);
-      auto const want = alg::fixed_order_column_sums(ExecSpace(), terms, rows);
+      auto const want = rows == 0 ? std::vector<double>(k, 0.0) : host_blocked(t, rows, k);
       auto const got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-      for (int c = 0; c < k; ++c)
-        EXPECT_TRUE(same_bits(got(offset + c), want[c])) << rows << " rows, column " << c << ": " << got(offset + c);
-      for (std::int64_t i : {0, 1, 5, 6}) EXPECT_EQ(got(i), -7.0) << rows << " rows, slot " << i;
+      for (int c = 0; c < k; ++c) {
+        double const expected = want[c];
+        ASSERT_TRUE(same_bits(got(offset + c), expected))
+            << k << " columns, " << rows << " rows, column " << c << ": " << got(offset + c) << " vs " << expected;
+      }
+      for (std::int64_t i : {0, 1, k + 2, k + 3}) EXPECT_EQ(got(i), -7.0) << rows << " rows, slot " << i;
     }
 }
 

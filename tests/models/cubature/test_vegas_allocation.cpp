@@ -36,22 +36,39 @@ double blocked_sum(std::vector<double> t) {
 }
 
 // The device allocation's offsets from sigma (first: the even share); the last is the sample count.
+// Below a billion evaluations the cells' index is written too and checked: the entry of every
+// vegas_index_block-th sample is the cell holding it.
 std::vector<std::int64_t> on_device(std::vector<double> const& sigma, double beta, std::int64_t evaluations,
                                     bool first = false) {
   ExecSpace space;
-  std::int64_t const cells = std::int64_t(sigma.size());
+  std::int64_t const cells = std::int64_t(sigma.size()), block = cub::detail::vegas_index_block;
   cub::detail::VegasAllocation<ExecSpace> allocation(space, cells);
   Kokkos::View<double*, MemSpace> sigma_d("parity::test::sigma", cells);
   Kokkos::View<std::int64_t*, MemSpace> offsets("parity::test::offsets", cells + 1);
+  Kokkos::View<std::int64_t*, MemSpace> first_cell;
+  if (evaluations < 1'000'000'000)
+    first_cell = decltype(first_cell)("parity::test::first_cell", evaluations / block + 1);
+  Kokkos::deep_copy(first_cell, -1);
   auto sh = Kokkos::create_mirror_view(sigma_d);
   for (std::int64_t h = 0; h < cells; ++h) sh(h) = sigma[h];
   Kokkos::deep_copy(sigma_d, sh);
   if (first)
-    allocation.even(space, evaluations, offsets);
+    allocation.even(space, evaluations, offsets, first_cell);
   else
-    allocation.following(space, sigma_d, beta, evaluations, offsets);
+    allocation.following(space, sigma_d, beta, evaluations, offsets, first_cell);
   auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
-  return std::vector<std::int64_t>(oh.data(), oh.data() + cells + 1);
+  std::vector<std::int64_t> out(oh.data(), oh.data() + cells + 1);
+  auto const index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first_cell);
+  for (std::int64_t b = 0; b < std::int64_t(index.extent(0)); ++b) {
+    std::int64_t const s = b * block;
+    if (s >= out.back()) {
+      EXPECT_EQ(index(b), -1) << "an entry past the samples, block " << b;
+      continue;
+    }
+    std::int64_t const h = std::upper_bound(out.begin(), out.end(), s) - out.begin() - 1;
+    EXPECT_EQ(index(b), h) << "sample " << s;
+  }
+  return out;
 }
 
 // The host reference.

@@ -146,6 +146,7 @@ struct VegasSampler {
   // its stratum on axis d is (h / (strata(0) ... strata(d - 1))) % strata(d). Fewer than 2^32 cells.
   Kokkos::View<std::uint32_t*, Mem> strata;
   Kokkos::View<std::int64_t*, Mem> offsets;  // cells + 1: cell h's samples [offsets(h), offsets(h + 1))
+  Kokkos::View<std::int64_t*, Mem> first_cell;  // the cell of sample b vegas_index_block (vegas_allocation.hpp)
   Kokkos::View<std::int64_t*, Mem> cell_of;  // per sample
   Kokkos::View<double*, Mem> weight;  // per component: w_k
   Matrix values;  // samples x m: f_k J
@@ -161,6 +162,7 @@ struct VegasSampler {
   // starting at sample s is row h + s / vegas_chunk (rows increase with the chunks, so they are
   // distinct, and below cells + capacity / vegas_chunk).
   Matrix chunk_sums;
+  Kokkos::View<double*, Mem> chunk_top;  // per chunk row: its samples' largest histogram term
   VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
   // 2 m + 1: the iteration's estimate and variance per component (cell_terms' column sums), then
   // its samples over all ranks; report_host is its copy on the host.
@@ -195,6 +197,7 @@ struct VegasSampler {
     map_prefix = decltype(map_prefix)(alloc("parity::cubature::vegas_map_prefix"), n, bins + 1);
     strata = decltype(strata)(alloc("parity::cubature::vegas_strata"), n);
     offsets = decltype(offsets)(alloc("parity::cubature::vegas_offsets"), cells + 1);
+    first_cell = decltype(first_cell)(alloc("parity::cubature::vegas_first_cell"), capacity / vegas_index_block + 2);
     cell_of = decltype(cell_of)(alloc("parity::cubature::vegas_cell_of"), capacity);
     weight = decltype(weight)(alloc("parity::cubature::vegas_component_weights"), m);
     values = Matrix(alloc("parity::cubature::vegas_values"), capacity, m);
@@ -208,6 +211,7 @@ struct VegasSampler {
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     allocation = VegasAllocation<ExecutionSpace>(space, cells);
     chunk_sums = Matrix(alloc("parity::cubature::vegas_chunk_sums"), capacity / vegas_chunk + cells, m);
+    chunk_top = decltype(chunk_top)(alloc("parity::cubature::vegas_chunk_top"), capacity / vegas_chunk + cells);
     report = decltype(report)(alloc("parity::cubature::vegas_report"), 2 * m + 1);
     report_host = Kokkos::create_mirror_view(report);
     largest_term = decltype(largest_term)(alloc("parity::cubature::vegas_largest_term"));
@@ -256,9 +260,9 @@ struct VegasSampler {
   // samples; sample_count reads how many.
   void allocate(ExecutionSpace const& space, bool first, double beta) {
     if (first)
-      allocation.even(space, capacity, offsets);
+      allocation.even(space, capacity, offsets, first_cell);
     else
-      allocation.following(space, sigma, beta, capacity, offsets);
+      allocation.following(space, sigma, beta, capacity, offsets, first_cell);
   }
   std::int64_t sample_count(ExecutionSpace const& space) const { return offset(space, cells); }
 
@@ -308,6 +312,7 @@ struct VegasSampler {
     auto const edges_ = edges;
     auto const strata_ = strata;
     auto const offsets_ = offsets;
+    auto const first_cell_ = first_cell;
     auto const cell_of_ = cell_of;
     auto const values_ = values;
     auto const terms_ = sample_terms;
@@ -317,8 +322,12 @@ struct VegasSampler {
     Kokkos::parallel_for(
         "parity::cubature::vegas_sample", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
         KOKKOS_LAMBDA(std::int64_t s) {
-          if (s >= offsets_(c1)) return;
-          std::int64_t lo = c0, hi = c1;  // the cell: offsets(lo) <= s < offsets(lo + 1)
+          std::int64_t const end = offsets_(c1);
+          if (s >= end) return;
+          // The cell, offsets(lo) <= s < offsets(lo + 1), between the index's entries for s's block
+          // and the next (or this rank's last cell): a few steps, mostly shared by a warp.
+          std::int64_t const b = s / vegas_index_block;
+          std::int64_t lo = first_cell_(b), hi = (b + 1) * vegas_index_block < end ? first_cell_(b + 1) + 1 : c1;
           while (hi - lo > 1) {
             std::int64_t const mid = (lo + hi) / 2;
             if (offsets_(mid) <= s)
@@ -349,13 +358,23 @@ struct VegasSampler {
     auto const sigma_ = sigma;
     cell_statistics(space, c0, c1, s0, bound, volume);
     auto const variance_ = cell_variance;
-    Kokkos::parallel_for(
+    auto const top_ = chunk_top;
+    // Each cell's sigma, and the largest histogram term over this rank's cells (from their chunks'
+    // largest) into largest_term, left on the device. A NaN term counts as infinite, which a
+    // maximum cannot lose and which marks the histograms as unusable all the same.
+    Kokkos::parallel_reduce(
         "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
-        KOKKOS_LAMBDA(std::int64_t h) {
+        KOKKOS_LAMBDA(std::int64_t h, double& largest) {
           double var_sum = 0;
           for (int c = 0; c < components; ++c) var_sum += weight_(c) * variance_(h, c);
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
-        });
+          for (std::int64_t s = offsets_(h); s < offsets_(h + 1); s += vegas_chunk) {
+            double const top = top_(h + s / vegas_chunk);
+            double const t = top == top ? top : Kokkos::Experimental::infinity<double>::value;
+            largest = t > largest ? t : largest;
+          }
+        },
+        Kokkos::Max<double, Mem>(largest_term));
     if (several) gather_cells(space, ranks, c0, c1);
     algorithms::fixed_order_column_sums_on_device(space, cell_terms, ncells, block_sums, report);
     histograms(space, c1, s0, bound, ranks);
@@ -425,6 +444,8 @@ struct VegasSampler {
           int const c = int(j % components);
           variance_(h, c) = cell_sum(offsets_, partial, h, c) / double(offsets_(h + 1) - offsets_(h));
         });
+    auto const terms_ = sample_terms;
+    auto const top_ = chunk_top;
     Kokkos::parallel_for(
         "parity::cubature::vegas_chunk_squares", per_sample, KOKKOS_LAMBDA(std::int64_t j) {
           Chunk const k = chunk_of(offsets_, cell_of_, c1, j, components);
@@ -434,6 +455,14 @@ struct VegasSampler {
           for (std::int64_t s = k.first; s < k.last; ++s)
             squares += (values_(s, k.c) - mean) * (values_(s, k.c) - mean);
           partial(k.row, k.c) = squares;
+          if (k.c == 0) {  // the chunk's largest histogram term; a NaN is kept
+            double top = 0;
+            for (std::int64_t s = k.first; s < k.last; ++s) {
+              double const term = terms_(s);
+              top = (term > top || term != term) ? term : top;
+            }
+            top_(k.row) = top;
+          }
         });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
@@ -504,17 +533,7 @@ struct VegasSampler {
     auto const largest_ = largest_term;
     auto const scale_ = scale;
     auto const report_ = report;
-    // Into a view on the device: the reduction does not wait. A pass of its own: reducing in the
-    // sampling kernel slows that kernel by more than this pass costs.
-    Kokkos::parallel_reduce(
-        "parity::cubature::vegas_histogram_weights", Kokkos::RangePolicy<ExecutionSpace>(space, s0, bound),
-        KOKKOS_LAMBDA(std::int64_t s, double& top) {
-          if (s >= offsets_(c1)) return;
-          double const term = terms_(s);
-          // A NaN must not be lost by the max: it marks the histogram as unusable.
-          top = (term > top || term != term) ? term : top;
-        },
-        Kokkos::Max<double, Mem>(largest_));
+    // The largest term over this rank's samples is in largest_term (iterate's cell_sigma pass).
     if (ranks.several()) {
       double top = 0;
       Kokkos::deep_copy(space, top, largest_);
