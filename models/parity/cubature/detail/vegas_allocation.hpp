@@ -15,7 +15,7 @@
 // Every rank computes the whole allocation from the sigma of all cells (gathered in cell order),
 // so the ranks agree on it.
 //
-// Where asked, the cells' index follows: first_cell(b) is the cell holding sample
+// The scan also writes the cells' index where asked: first_cell(b) is the cell holding sample
 // b vegas_index_block, so a sample's cell lies between the entries of its block and the next and
 // its search spans at most vegas_index_block / 2 + 1 cells instead of all of them.
 #include <Kokkos_Core.hpp>
@@ -84,6 +84,7 @@ struct VegasAllocation {
             Kokkos::View<std::int64_t*, Mem> const& offsets, Kokkos::View<std::int64_t*, Mem> const& first_cell) const {
     std::int64_t const ncells = cells, spare = evaluations - 2 * cells, block = vegas_index_block;
     double const even_share = 1.0 / double(cells);
+    bool const index = first_cell.extent(0) > 0;
     auto const power_ = power;
     auto const total_ = total;
     // No result is asked of the scan: asking would wait for it.
@@ -93,30 +94,18 @@ struct VegasAllocation {
           double const t = even ? 0.0 : total_(0);
           bool const share_evenly = even || !(t > 0 && Kokkos::isfinite(t));
           double const share = share_evenly ? even_share : power_(h, 0) / t;
+          std::int64_t const before = sum;
           sum += 2 + std::int64_t(Kokkos::floor(double(spare) * share));
           if (final) {
             std::int64_t const limit = evaluations - 2 * (ncells - h - 1);
-            offsets(h + 1) = sum < limit ? sum : limit;
+            std::int64_t const end = sum < limit ? sum : limit;
+            offsets(h + 1) = end;
             if (h == 0) offsets(0) = 0;
+            if (index) {  // the entries of the samples [offsets(h), end) of this cell
+              std::int64_t const start = h == 0 ? 0 : (before < limit - 2 ? before : limit - 2);
+              for (std::int64_t b = (start + block - 1) / block; b * block < end; ++b) first_cell(b) = h;
+            }
           }
-        });
-    if (first_cell.extent(0) == 0) return;
-    // One search per entry rather than each cell writing its own entries, so that no thread waits
-    // on a cell holding most samples.
-    Kokkos::parallel_for(
-        "parity::cubature::vegas_cell_index", Kokkos::RangePolicy<ExecutionSpace>(space, 0, first_cell.extent(0)),
-        KOKKOS_LAMBDA(std::int64_t b) {
-          std::int64_t const s = b * block;
-          if (s >= offsets(ncells)) return;
-          std::int64_t lo = 0, hi = ncells;  // offsets(lo) <= s < offsets(hi)
-          while (hi - lo > 1) {
-            std::int64_t const mid = (lo + hi) / 2;
-            if (offsets(mid) <= s)
-              lo = mid;
-            else
-              hi = mid;
-          }
-          first_cell(b) = lo;
         });
   }
 };

@@ -20,8 +20,8 @@
 // called once per component (`Real f(x, k)`, any m up to max_vegas_indexed_components: a
 // parameterised family, the values going straight to device memory).
 //
-// Sums: every cell sums its own samples in chunks (vegas_chunk_length, set by its sample count) in
-// index order and its chunks' sums in order (cell_statistics); the cells' terms are summed by
+// Sums: every cell sums its own samples in chunks of vegas_chunk in index order and its chunks'
+// sums in order (cell_statistics); the cells' terms are summed by
 // fixed_order_column_sums; each histogram term is rounded to a 64-bit fixed point whose unit
 // depends only on the largest term, and the terms are added as integers (exact in any order). So
 // the sums are the same bits for any thread count and any split over ranks.
@@ -60,17 +60,7 @@ inline constexpr int max_vegas_indexed_components = 1 << 16;
 
 // Samples per chunk of a cell's sums: a cell's mean and variance add its chunks' sums in order, each
 // chunk summed in index order by one thread, so a cell holding most samples is not one thread's work.
-// A cell of n > vegas_chunk^2 samples takes chunks of vegas_chunk ceil(sqrt(n) / vegas_chunk)
-// (vegas_chunk_length): about sqrt(n) chunks of sqrt(n) samples, so neither a chunk's sum nor the
-// cell's sum of its chunks is a long chain.
 inline constexpr std::int64_t vegas_chunk = 64;
-
-// The chunk length of a cell of n samples: a multiple of vegas_chunk, the same on every backend
-// (a correctly rounded square root).
-KOKKOS_INLINE_FUNCTION std::int64_t vegas_chunk_length(std::int64_t n) {
-  if (n <= vegas_chunk * vegas_chunk) return vegas_chunk;
-  return vegas_chunk * std::int64_t(Kokkos::ceil(Kokkos::sqrt(double(n)) / double(vegas_chunk)));
-}
 
 // Bins of the histograms a team adds in scratch memory at once (just under 32 KiB of 64-bit
 // integers, within every backend's level 0): the axes of a pass; an axis of more bins adds straight
@@ -169,9 +159,10 @@ struct VegasSampler {
   Kokkos::View<std::int64_t*, Mem> histogram;  // n bins, fixed point
   Kokkos::View<double*, Mem> block_sums;  // fixed_order_column_sums' scratch for cell_terms
   // A chunk's sum of f_k J, then of its squared deviations, per component: the chunk of cell h
-  // starting at sample s is row h + s / vegas_chunk (chunks are multiples of vegas_chunk long, so
-  // rows increase with the chunks, are distinct, and below cells + capacity / vegas_chunk).
+  // starting at sample s is row h + s / vegas_chunk (rows increase with the chunks, so they are
+  // distinct, and below cells + capacity / vegas_chunk).
   Matrix chunk_sums;
+  Kokkos::View<double*, Mem> chunk_top;  // per chunk row: its samples' largest histogram term
   VegasAllocation<ExecutionSpace> allocation;  // writes offsets from sigma
   // 2 m + 1: the iteration's estimate and variance per component (cell_terms' column sums), then
   // its samples over all ranks; report_host is its copy on the host.
@@ -220,6 +211,7 @@ struct VegasSampler {
                                       std::max<std::int64_t>(1, algorithms::fixed_order_scratch_size(cells, 2 * m)));
     allocation = VegasAllocation<ExecutionSpace>(space, cells);
     chunk_sums = Matrix(alloc("parity::cubature::vegas_chunk_sums"), capacity / vegas_chunk + cells, m);
+    chunk_top = decltype(chunk_top)(alloc("parity::cubature::vegas_chunk_top"), capacity / vegas_chunk + cells);
     report = decltype(report)(alloc("parity::cubature::vegas_report"), 2 * m + 1);
     report_host = Kokkos::create_mirror_view(report);
     largest_term = decltype(largest_term)(alloc("parity::cubature::vegas_largest_term"));
@@ -366,13 +358,23 @@ struct VegasSampler {
     auto const sigma_ = sigma;
     cell_statistics(space, c0, c1, s0, bound, volume);
     auto const variance_ = cell_variance;
-    Kokkos::parallel_for(
+    auto const top_ = chunk_top;
+    // Each cell's sigma, and the largest histogram term over this rank's cells (from their chunks'
+    // largest) into largest_term, left on the device. A NaN term counts as infinite, which a
+    // maximum cannot lose and which marks the histograms as unusable all the same.
+    Kokkos::parallel_reduce(
         "parity::cubature::vegas_cell_sigma", Kokkos::RangePolicy<ExecutionSpace>(space, c0, c1),
-        KOKKOS_LAMBDA(std::int64_t h) {
+        KOKKOS_LAMBDA(std::int64_t h, double& largest) {
           double var_sum = 0;
           for (int c = 0; c < components; ++c) var_sum += weight_(c) * variance_(h, c);
           sigma_(h) = volume * Kokkos::sqrt(var_sum);
-        });
+          for (std::int64_t s = offsets_(h); s < offsets_(h + 1); s += vegas_chunk) {
+            double const top = top_(h + s / vegas_chunk);
+            double const t = top == top ? top : Kokkos::Experimental::infinity<double>::value;
+            largest = t > largest ? t : largest;
+          }
+        },
+        Kokkos::Max<double, Mem>(largest_term));
     if (several) gather_cells(space, ranks, c0, c1);
     algorithms::fixed_order_column_sums_on_device(space, cell_terms, ncells, block_sums, report);
     histograms(space, c1, s0, bound, ranks);
@@ -395,11 +397,10 @@ struct VegasSampler {
     if (s >= offsets_(c1)) return k;
     k.h = cell_of_(s);
     std::int64_t const start = offsets_(k.h), end = offsets_(k.h + 1);
-    std::int64_t const length = vegas_chunk_length(end - start);
-    if ((s - start) % length != 0) return k;
+    if ((s - start) % vegas_chunk != 0) return k;
     k.valid = true;
     k.row = k.h + s / vegas_chunk;
-    k.last = s + length < end ? s + length : end;
+    k.last = s + vegas_chunk < end ? s + vegas_chunk : end;
     return k;
   }
 
@@ -408,14 +409,13 @@ struct VegasSampler {
   KOKKOS_INLINE_FUNCTION static double cell_sum(Offsets const& offsets_, Partial const& partial, std::int64_t h,
                                                 int c) {
     double sum = 0;
-    std::int64_t const start = offsets_(h), end = offsets_(h + 1), length = vegas_chunk_length(end - start);
-    for (std::int64_t s = start; s < end; s += length) sum += partial(h + s / vegas_chunk, c);
+    for (std::int64_t s = offsets_(h); s < offsets_(h + 1); s += vegas_chunk) sum += partial(h + s / vegas_chunk, c);
     return sum;
   }
 
   // Each cell's mean and variance of f_k J (two passes: no cancellation between sum f^2 and n
   // mean^2) into cell_terms and cell_variance, for the cells [c0, c1) and their samples, below
-  // bound from s0. Each pass sums chunks of vegas_chunk_length samples (one thread per chunk and
+  // bound from s0. Each pass sums chunks of vegas_chunk samples (one thread per chunk and
   // component, in index order), then each cell adds its chunks' sums in order (one thread per cell
   // and component): the same additions on every backend and thread count, and a cell of one chunk
   // sums exactly as one loop over its samples.
@@ -445,12 +445,9 @@ struct VegasSampler {
           variance_(h, c) = cell_sum(offsets_, partial, h, c) / double(offsets_(h + 1) - offsets_(h));
         });
     auto const terms_ = sample_terms;
-    // With the squares, the largest histogram term of this rank's samples into largest_term, left
-    // on the device (a pass over the samples of its own would cost more). A NaN term counts as
-    // infinite, which a maximum cannot lose and which marks the histograms as unusable all the same.
-    Kokkos::parallel_reduce(
-        "parity::cubature::vegas_chunk_squares", per_sample,
-        KOKKOS_LAMBDA(std::int64_t j, double& largest) {
+    auto const top_ = chunk_top;
+    Kokkos::parallel_for(
+        "parity::cubature::vegas_chunk_squares", per_sample, KOKKOS_LAMBDA(std::int64_t j) {
           Chunk const k = chunk_of(offsets_, cell_of_, c1, j, components);
           if (!k.valid) return;
           double const mean = variance_(k.h, k.c);
@@ -458,14 +455,15 @@ struct VegasSampler {
           for (std::int64_t s = k.first; s < k.last; ++s)
             squares += (values_(s, k.c) - mean) * (values_(s, k.c) - mean);
           partial(k.row, k.c) = squares;
-          if (k.c != 0) return;
-          for (std::int64_t s = k.first; s < k.last; ++s) {
-            double const term = terms_(s);
-            double const t = term == term ? term : Kokkos::Experimental::infinity<double>::value;
-            largest = t > largest ? t : largest;
+          if (k.c == 0) {  // the chunk's largest histogram term; a NaN is kept
+            double top = 0;
+            for (std::int64_t s = k.first; s < k.last; ++s) {
+              double const term = terms_(s);
+              top = (term > top || term != term) ? term : top;
+            }
+            top_(k.row) = top;
           }
-        },
-        Kokkos::Max<double, Mem>(largest_term));
+        });
     Kokkos::parallel_for(
         "parity::cubature::vegas_cells", Kokkos::RangePolicy<ExecutionSpace>(space, 0, (c1 - c0) * components),
         KOKKOS_LAMBDA(std::int64_t j) {
@@ -535,7 +533,7 @@ struct VegasSampler {
     auto const largest_ = largest_term;
     auto const scale_ = scale;
     auto const report_ = report;
-    // The largest term over this rank's samples is in largest_term (cell_statistics' second pass).
+    // The largest term over this rank's samples is in largest_term (iterate's cell_sigma pass).
     if (ranks.several()) {
       double top = 0;
       Kokkos::deep_copy(space, top, largest_);
