@@ -83,9 +83,8 @@ void fixed_order_block_sums(ExecutionSpace const& space, ColumnMatrix<typename E
 
 // Sums the rows level by level into blocks of `scratch` (replaced by a larger allocation where it
 // is too small) until one row is left, or until len rows and their block sums (x columns) are at
-// most `fits` doubles, and returns
-// those len rows: terms itself where no level ran, else a slice of scratch, valid while the caller
-// holds scratch. rows >= 1.
+// most `fits` doubles, and returns those len rows: terms itself where no level ran, else a slice
+// of scratch, valid while the caller holds scratch. rows >= 1.
 template <class ExecutionSpace>
 ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
     ExecutionSpace const& space, ColumnMatrix<typename ExecutionSpace::memory_space> terms, std::int64_t rows,
