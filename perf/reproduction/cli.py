@@ -34,10 +34,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="folder of the page, its figures and the runs")
     ap.add_argument("--quick", action="store_true", help="shrunk cases: a test of the machinery in a minute or two")
     ap.add_argument("--budget", type=float,
-                    help="krusell-smith: seconds one run may be estimated to take before a backend skips it (default "
-                         "600); the other papers: seconds for the whole command, its runs taken cheapest first and "
-                         "the rest skipped, a run still going at the end killed (default 450); each skip is named on "
-                         "the page; --quick: no limit")
+                    help="seconds for the whole command, its runs taken cheapest first and the rest skipped, a run "
+                         "still going at the end killed (default 450); each skip is named on the page; --quick: no "
+                         "limit")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per run before it counts as failed")
     ap.add_argument("--peer", action="append", default=[], type=common.runner.parse_exe,
                     help="NAME=PATH: a program outside Parity the paper's suite names (cubature: hcubature=PATH, "
@@ -61,28 +60,19 @@ def main(argv=None) -> int:
     except ValueError as e:
         ap.error(str(e))
     mod = module(args.paper)
-    whole_run = getattr(mod, "WHOLE_RUN_BUDGET", False)
-    default = 450.0 if whole_run else 600.0
-    budget = args.budget if args.budget is not None else (float("inf") if args.quick else default)
+    budget = args.budget if args.budget is not None else (float("inf") if args.quick else 450.0)
     names = [e["name"] for e in exes]
     peers = [p for p in args.peer if p["name"] in getattr(mod, "PEERS", ())]
     if len(peers) != len(args.peer):
         ap.error(f"--peer: {args.paper} runs {', '.join(getattr(mod, 'PEERS', ())) or 'no peer'}")
-    if whole_run:
-        # The runs outside the suites (figures) are reserved first; the suites get the rest.
-        start = time.monotonic()
-        end = start + budget - common.FINISH_S  # the tables, plots and page after the last run
-        # the runner's `info` run per executable, then the runs outside the suites
-        extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names) + mod.extras_seconds(names, args.quick)
-        suites = mod.plan(names + [p["name"] for p in peers], args.quick,
-                          max(0.0, budget - common.FINISH_S - extras_s))
-        doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
-        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
-    else:
-        doc = common.run_suites(mod.plan(names, args.quick, budget), exes, runs, None, None, args.timeout)
-        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout)
-    extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget,
-                   "whole_run_budget": whole_run})
+    # The runs outside the suites (figures, K-bar) are reserved first; the suites get the rest.
+    end = time.monotonic() + budget - common.FINISH_S  # the tables, plots and page after the last run
+    # the runner's `info` run per executable, then the runs outside the suites
+    extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names) + mod.extras_seconds(names, args.quick, budget)
+    suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
+    doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
+    extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
+    extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
     (runs / "extras.json").write_text(json.dumps(extras, indent=1))
     print(f"wrote {write_page(args.paper, doc, extras, out, args.quick)}")
     return 0

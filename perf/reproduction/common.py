@@ -83,24 +83,6 @@ def cpu_reference(backends: list[str]) -> str | None:
     return None
 
 
-def skip_reasons(estimates: dict, budget: float, what: str = "") -> dict:
-    """{backend: reason} for the backends whose estimated seconds per run exceed the budget
-    (how the estimate is made is the paper module's BASIS, stated once on the page)."""
-    return {b: f"{what}estimated {fmt_seconds(s)}, over the {fmt_seconds(budget)} budget (--budget)"
-            for b, s in estimates.items() if s is not None and s > budget}
-
-
-def host_estimates(backends: list[str], one_core_seconds: float, device_factor: float) -> dict:
-    """Seconds per run per backend: one core's estimate divided by the threads (perfect scaling:
-    an optimistic estimate, so a case is skipped only when even that is too long), a device
-    backend at one core's over device_factor."""
-    out = {}
-    for b in backends:
-        t = threads_of(b)
-        out[b] = one_core_seconds / t if t else one_core_seconds / device_factor
-    return out
-
-
 # A run's seconds beyond its timed phases (process start-up; on a device its context and kernel
 # modules), counted against a whole-run budget. On an H200 host a tiny dual-control case's wall
 # time is 0.40-0.46 s on CUDA and 0.01-0.03 s on the host (perf/results/reproduce-h200).
@@ -141,10 +123,11 @@ def fit_budget(runs: list[tuple[str, str, float]], budget: float, admit: float =
     return skipped
 
 
-def apply_budget(cases: list[dict], runs: list[tuple[str, str, float]], budget: float, quick: bool) -> dict:
+def apply_budget(cases: list[dict], runs: list[tuple[str, str, float]], budget: float, quick: bool,
+                 admit: float = ADMIT) -> dict:
     """fit_budget over `runs` (none with --quick), each case's `skip` given the reasons of its runs
     left out. Returns {case name: estimated seconds of its runs kept}, the cost order_by_cost takes."""
-    skipped = {} if quick else fit_budget(runs, budget)
+    skipped = {} if quick else fit_budget(runs, budget, admit)
     cost = {}
     for name, backend, seconds in runs:
         if (name, backend) not in skipped:

@@ -48,7 +48,6 @@ QUICK_FIG4_N, QUICK_FIG4_STEPS = 2**12, 200
 CORE_RATE = {"josephson": 1.6e7, "kuramoto-mean-field": 8e6, "kuramoto-all-pairs": 5e8}
 DEVICE_RATE = {"josephson": 1e11, "kuramoto-mean-field": 8e10, "kuramoto-all-pairs": 1e12}
 PLOT_S = 5.0
-WHOLE_RUN_BUDGET = True
 BASIS = ("one core's steps per second over the threads (parallel efficiency 0.7), an H200's rates for the device, "
          "plus each run's start-up; the runs taken cheapest first while they fit the whole-run budget")
 
@@ -120,7 +119,7 @@ def _seconds(program: str, backend: str, work: float, precision: str) -> float:
                               work / DEVICE_RATE[program] * slower)
 
 
-def extras_seconds(backends: list[str], quick: bool) -> float:
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
     """The Fig. 2 script (per precision: Fig. 2's run and the <<v>>(a) sweep of 100 x 2^13 paths,
     each plotted) and the Fig. 4 run, on the accelerator."""
     acc = common.accelerator(backends)

@@ -27,14 +27,29 @@ QUICK_CASES = {(10_000, (100, 4)): (400, (20, 4)), (500_000, (500, 50)): (800, (
 QUICK_ARGS = ["--periods", "200", "--discard", "50", "--burn-in", "400", "--max-iter", "3"]
 PERIODS = 1000
 KBAR_ITERATIONS = 5
-OUTER_ITERATIONS = 30  # the paper's typical count, for the estimates
-
-# One core's seconds (measured on the 2-core development host, single thread, --preset paper):
-# the panel per agent-period, the exact employment draw per agent-period (once per solve), the
-# time-iteration policy per node and outer iteration (about 400 Euler iterations of 7 us).
-PANEL_S, SHOCKS_S, POLICY_S = 1.0e-7, 3.6e-7, 2.8e-3
-DEVICE_FACTOR = 100.0
-BASIS = "one core's cost per agent-period and policy node, divided by the threads; the device at 1/100 of one core"
+# Outer iterations a whole solve is estimated to take: the paper's 22-32 in double; the float
+# approaches run to --preset paper's cap of 50 (they do not meet 1e-7: perf/results/reproduce-h200).
+ITERATIONS = {"software-double": 30, "software-single": 50, "hardware-single": 50}
+# One core's seconds on the H200's 16-core host (perf/results/reproduce-h200/krusell-smith-runs:
+# serial and openmp-1, and openmp-2 to 16 times the threads at HOST_EFFICIENCY): the panel per
+# agent-period and outer iteration, the exact employment draw per agent-period (once per run), the
+# time-iteration policy per node in the first outer iteration; later ones start from the last
+# policy and take POLICY_WARM of that.
+PANEL_S, SHOCKS_S, POLICY_S, POLICY_WARM = 2.0e-8, 8.0e-8, 6.0e-3, 0.15
+# The H200's, from the same runs: the same three (the policy per node and outer iteration), each
+# with a floor (its launches).
+DEVICE_PANEL_S, DEVICE_SHOCKS_S, DEVICE_POLICY_S = 1.0e-11, 3.0e-11, 1.5e-6
+DEVICE_PANEL_FLOOR, DEVICE_SHOCKS_FLOOR, DEVICE_POLICY_FLOOR = 0.015, 0.1, 0.02
+# The K-bar runs (Table 3) and the figures' solve run before the suite; the K-bar cases are taken
+# cheapest first while they fit this share of the budget.
+KBAR_SHARE = 0.25
+# The estimates come from the H200 host's own runs, so runs are admitted up to a smaller multiple
+# of the budget than common.ADMIT: the deadline stops what the estimates miss.
+ADMIT = 1.25
+FIGURES_CASE = (10_000, (500, 50))
+BASIS = ("one core's cost per agent-period and policy node on the H200's host over the threads (parallel efficiency "
+         "0.7), the device's from its runs; plus each run's start-up; the runs taken cheapest first while they fit "
+         "the whole-run budget")
 
 
 def case_size(agents: int, grid: tuple, quick: bool):
@@ -48,18 +63,25 @@ def case_name(approach: str, agents: int, grid: tuple, mode: str) -> str:
     return f"{approach}-n{agents}-{grid[0]}x{grid[1]}-{mode}"
 
 
-def one_core_seconds(agents: int, grid: tuple, iterations: int) -> float:
-    periods = PERIODS
-    return agents * periods * SHOCKS_S + iterations * (agents * periods * PANEL_S + grid[0] * grid[1] * POLICY_S)
+def run_seconds(agents: int, grid: tuple, iterations: int, backend: str) -> float:
+    """One run's estimated wall seconds on a backend (start-up included): the draw once, then per
+    outer iteration the panel of T = 1000 periods and the policy step."""
+    agent_periods, nodes = agents * PERIODS, grid[0] * grid[1]
+    one_core = (agent_periods * SHOCKS_S + iterations * agent_periods * PANEL_S
+                + nodes * POLICY_S * (1 + (iterations - 1) * POLICY_WARM))
+    device = max(DEVICE_SHOCKS_FLOOR, agent_periods * DEVICE_SHOCKS_S) + iterations * (
+        max(DEVICE_PANEL_FLOOR, agent_periods * DEVICE_PANEL_S) + max(DEVICE_POLICY_FLOOR, nodes * DEVICE_POLICY_S))
+    return common.run_seconds(backend, one_core, device)
 
 
 def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
-    """The suite: per paper case and approach a whole solve ('solve') and one outer iteration
-    ('iter1'). Each backend runs the solve where its estimate fits the budget, else one outer
-    iteration (the per-iteration cells), else neither; the float approaches run on the
-    accelerator only (the paper ran them on the GPU)."""
+    """The suite: per paper case and approach one outer iteration ('iter1': the per-iteration
+    cells) and a whole solve ('solve'), the float approaches on the accelerator only (the paper ran
+    them on the GPU). The runs are taken cheapest first while they fit the whole-run budget, so a
+    backend's one outer iteration is kept before its whole solve of the same case; the runner
+    takes the cases cheapest first. --quick solves everything whole (3 outer iterations)."""
     acc = common.accelerator(backends)
-    cases = []
+    cases, runs = [], []
     for agents in AGENTS:
         for grid in GRIDS:
             size = case_size(agents, grid, quick)
@@ -67,40 +89,78 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
                 continue
             a, g = size
             extra = QUICK_ARGS if quick else []
-            solve_est = common.host_estimates(backends, one_core_seconds(a, g, OUTER_ITERATIONS), DEVICE_FACTOR)
-            iter_est = common.host_estimates(backends, one_core_seconds(a, g, 1), DEVICE_FACTOR)
-            solve_skip = common.skip_reasons(solve_est, budget, "whole solve ") if not quick else {}
-            iter_skip = common.skip_reasons(iter_est, budget, "one outer iteration ") if not quick else {}
             for approach, args in APPROACHES.items():
                 base = ["--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}", *args, *extra]
                 only_acc = {} if approach == "software-double" else {
                     b: f"Table 3 approach: run on {acc} only, as the paper ran it on the GPU only" for b in backends if b != acc}
-                solve = {**solve_skip, **only_acc}
-                iter1 = {b: "the whole solve ran (its per-iteration times are used)" for b in backends if b not in solve}
-                iter1.update({b: why for b, why in iter_skip.items() if b not in iter1})
-                iter1.update(only_acc)
-                cases.append({"name": case_name(approach, agents, grid, "solve"), "args": base, "size": a,
-                              "skip": solve})
-                if quick:
-                    continue  # --quick solves everything whole (3 outer iterations)
-                cases.append({"name": case_name(approach, agents, grid, "iter1"), "args": base + ["--max-iter", "1"],
-                              "size": a, "skip": iter1})
+                modes = (("solve", [], ITERATIONS[approach]),) if quick else (
+                    ("iter1", ["--max-iter", "1"], 1), ("solve", [], ITERATIONS[approach]))
+                for mode, more, iterations in modes:
+                    name = case_name(approach, agents, grid, mode)
+                    runs += [(name, b, run_seconds(a, g, iterations, b)) for b in backends if b not in only_acc]
+                    cases.append({"name": name, "args": base + more, "size": a, "skip": dict(only_acc)})
+    cost = common.apply_budget(cases, runs, budget, quick, ADMIT)
     return [{"name": "krusell-smith-paper", "model": "krusell-smith", "repetitions": 1,
-             "warmup": 0, "compare": ["iterations", "results.coefficients"], "cases": cases}]
+             "warmup": 0, "compare": ["iterations", "results.coefficients"], "cases": common.order_by_cost(cases, cost)}]
 
 
-def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float) -> dict:
-    """The K-bar error runs (--max-iter 5 --output on the CPU reference in double and on the
-    accelerator in each approach, the same seed and start) and one converged solve with --output
-    for Figures B.1-B.3."""
+def _cpu_series(backends: list[str]):
+    """The K-bar error's CPU series: the host backend with the most threads (serial and OpenMP
+    give the same K path up to the order of the period's sum)."""
+    hosts = [b for b in backends if common.threads_of(b)]
+    return max(hosts, key=common.threads_of) if hosts else None
+
+
+def kbar_plan(backends: list[str], quick: bool, budget: float) -> dict:
+    """{(agents, grid): estimated seconds} of the K-bar cases run (the CPU series in double and
+    each approach on the accelerator, KBAR_ITERATIONS outer iterations each), cheapest first while
+    they fit KBAR_SHARE of the budget; all of them with --quick."""
+    cpu, acc = _cpu_series(backends), common.accelerator(backends)
+    if cpu is None or acc is None:
+        return {}
+    costs = {}
+    for agents in AGENTS:
+        for grid in GRIDS:
+            size = case_size(agents, grid, quick)
+            if size is not None:
+                a, g = size
+                costs[(agents, grid)] = (run_seconds(a, g, KBAR_ITERATIONS, cpu)
+                                         + len(APPROACHES) * run_seconds(a, g, KBAR_ITERATIONS, acc))
+    kept, used = {}, 0.0
+    for key, seconds in sorted(costs.items(), key=lambda kv: kv[1]):
+        if quick or used + seconds <= KBAR_SHARE * budget:
+            kept[key] = seconds
+            used += seconds
+    return kept
+
+
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
+    """The K-bar runs kbar_plan keeps and the figures' solve on the accelerator."""
+    acc = common.accelerator(backends)
+    figures = 0.0
+    if acc is not None and not quick:
+        a, g = FIGURES_CASE
+        figures = run_seconds(a, g, ITERATIONS["software-double"], acc)
+    return sum(kbar_plan(backends, quick, budget).values()) + figures
+
+
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None) -> dict:
+    """The K-bar error runs (--max-iter 5 --output on the CPU series in double and on the
+    accelerator in each approach, the same seed and start) of the cases kbar_plan keeps, and one
+    converged solve with --output for Figures B.1-B.3; none past `until` (time.monotonic())."""
     names = [e["name"] for e in exes]
     by_name = {e["name"]: e for e in exes}
     acc = common.accelerator(names)
-    # The CPU series: the host backend with the most threads (serial and OpenMP give the same K
-    # path up to the order of the period's sum), so that 5 outer iterations fit the budget.
-    hosts = [b for b in names if common.threads_of(b)]
-    cpu = max(hosts, key=common.threads_of) if hosts else None
+    cpu = _cpu_series(names)
+    kept = kbar_plan(names, quick, budget)
     extras = {"kbar": {}, "kbar_cpu": cpu, "accelerator": acc, "figures_run": None}
+    fig_size = QUICK_CASES[(10_000, (100, 4))] if quick else FIGURES_CASE
+    if acc is not None:
+        a, g = fig_size
+        args = ["krusell-smith", "--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}"]
+        run = common.run_model(by_name[acc], args + (QUICK_ARGS if quick else []), out / "figures-run",
+                               common.seconds_left(until, timeout))
+        extras["figures_run"] = {k: v for k, v in run.items() if k != "report"}
     for agents in AGENTS:
         for grid in GRIDS:
             key = f"{agents}/{grid[0]}x{grid[1]}"
@@ -112,37 +172,35 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
                 extras["kbar"][key] = {"reason": "needs a host backend and an accelerator"}
                 continue
             a, g = size
-            est = common.host_estimates([cpu], one_core_seconds(a, g, KBAR_ITERATIONS), DEVICE_FACTOR)[cpu]
-            if not quick and est > budget:
-                extras["kbar"][key] = {"reason": f"the CPU series on {cpu}: estimated {common.fmt_seconds(est)}, over "
-                                                 f"the {common.fmt_seconds(budget)} budget per run"}
+            if (agents, grid) not in kept:
+                est = run_seconds(a, g, KBAR_ITERATIONS, cpu)
+                extras["kbar"][key] = {"reason": f"the CPU series on {cpu} estimated {common.fmt_seconds(est)}; the "
+                                                 f"K-bar runs kept within {KBAR_SHARE:.0%} of the budget (--budget) "
+                                                 "are the cheaper cases"}
                 continue
             base = ["krusell-smith", "--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}",
                     "--max-iter", str(KBAR_ITERATIONS)]
             if quick:
                 base += QUICK_ARGS[:-2]  # all but --max-iter
             folder = out / "kbar" / key.replace("/", "-")
-            ref = common.run_model(by_name[cpu], base + ["--precision", "double"], folder / f"cpu-{cpu}", timeout)
+            ref = common.run_model(by_name[cpu], base + ["--precision", "double"], folder / f"cpu-{cpu}",
+                                   common.seconds_left(until, timeout))
             entry = {"cpu": {k: v for k, v in ref.items() if k != "report"}}
             for approach, args in APPROACHES.items():
                 if acc == cpu and approach == "software-double":
                     entry[approach] = {"reason": f"the CPU series' own run ({acc} stands in for the GPU)"}
                     continue
-                run = common.run_model(by_name[acc], base + args, folder / f"{approach}-{acc}", timeout)
                 if "error" in ref:
                     entry[approach] = {"reason": f"CPU series failed: {ref['error']}"}
-                elif "error" in run:
+                    continue
+                run = common.run_model(by_name[acc], base + args, folder / f"{approach}-{acc}",
+                                       common.seconds_left(until, timeout))
+                if "error" in run:
                     entry[approach] = {"reason": f"{acc} run failed: {run['error']}"}
                 else:
                     entry[approach] = {"value": kbar_error(Path(ref["arrays"]) / "K_path.npy",
                                                            Path(run["arrays"]) / "K_path.npy")}
             extras["kbar"][key] = entry
-    fig_size = QUICK_CASES[(10_000, (100, 4))] if quick else (10_000, (500, 50))
-    if acc is not None and fig_size is not None:
-        a, g = fig_size
-        args = ["krusell-smith", "--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}"]
-        run = common.run_model(by_name[acc], args + (QUICK_ARGS if quick else []), out / "figures-run", timeout)
-        extras["figures_run"] = {k: v for k, v in run.items() if k != "report"}
     return extras
 
 
@@ -158,8 +216,12 @@ def kbar_error(cpu_path: Path, other_path: Path) -> float:
 # ---------------------------------------------------------------------------------------------
 # The page
 
+def _phase(summary: dict, phase: str):
+    return summary.get("phases_median_s", {}).get(f"parity::krusell_smith::{phase}")
+
+
 def _per_iteration(summary: dict, phase: str):
-    seconds = summary.get("phases_median_s", {}).get(f"parity::krusell_smith::{phase}")
+    seconds = _phase(summary, phase)
     n = summary.get("results", {}).get("outer_iterations")
     return seconds / n if seconds is not None and n else None
 
@@ -176,23 +238,86 @@ def _run(doc: dict, approach: str, agents: int, grid: tuple, backend: str, prefe
     return None, None, f"{backend} skipped: " + "; ".join(dict.fromkeys(reasons))
 
 
-def _value(doc, quantity, approach, agents, grid, backend):
-    """Parity's value of a per-case quantity on a backend: (value, None) or (None, reason)."""
-    s, mode, why = _run(doc, approach, agents, grid, backend)
-    if s is None:
-        return None, why
-    if quantity == "panel_time":
-        return _per_iteration(s, "panel"), None
+def _largest_run(doc: dict, backend: str, grid: tuple | None = None, solves_first: bool = False):
+    """(agents, grid, summary) of the backend's software-double run with the most agents (on
+    `grid` only, when given; a solve before one outer iteration of the same case, or with
+    `solves_first` before any one outer iteration), or None."""
+    for modes in ((("solve",), ("solve", "iter1")) if solves_first else (("solve", "iter1"),)):
+        for agents in reversed(AGENTS):
+            for g in ([grid] if grid else GRIDS):
+                s, mode, _ = _run(doc, "software-double", agents, g, backend)
+                if s is not None and mode in modes and _phase(s, "panel") is not None:
+                    return agents, g, s
+    return None
+
+
+def _scaled(doc, quantity, agents, grid, backend):
+    """A host backend's per-case quantity where no run of this set measured it, from the
+    backend's own runs: (value, None, how) or (None, reason, None). The panel and the draw cost
+    the same per agent-period, the policy step the same per outer iteration at any agent count,
+    and the outer iterations are another backend's double solve of the case (double runs follow
+    one K path: the K-bar error)."""
     if quantity == "policy_time":
-        return _per_iteration(s, "policy"), None
-    if mode != "solve":
-        _, why = common.measured(doc, case_name(approach, agents, grid, "solve"), backend)
-        return None, f"one outer iteration timed, no whole solve ({why})"
+        # A whole solve's mean first: its later outer iterations start from the last policy.
+        src = _largest_run(doc, backend, grid, solves_first=True)
+        if src is not None:
+            return (_per_iteration(src[2], "policy"), None,
+                    f"the {src[0]:,}-agent run's: the policy step does not depend on the agents")
+        # Else per node from the backend's largest grid: the step's cost is nodes x Euler iterations.
+        src = next((r for g in reversed(GRIDS) if (r := _largest_run(doc, backend, g, True)) is not None), None)
+        if src is None:
+            return None, f"no {backend} run to take the policy step from", None
+        nodes = grid[0] * grid[1] / (src[1][0] * src[1][1])
+        return (_per_iteration(src[2], "policy") * nodes, None,
+                f"scaled per node from the {src[1][0]}({src[1][1]}) grid's run")
+    src = _largest_run(doc, backend)
+    if src is None:
+        return None, f"no {backend} run to scale from", None
+    ratio = agents / src[0]
+    panel = _per_iteration(src[2], "panel") * ratio
+    if quantity == "panel_time":
+        return panel, None, f"scaled per agent-period from the {src[0]:,}-agent {src[1][0]}({src[1][1]}) run"
+    solver = next((b for b in sorted(doc.get("backends", {}), key=lambda b: (common.threads_of(b) or 0, b))
+                   if b != backend and _run(doc, "software-double", agents, grid, b, "solve")[1] == "solve"), None)
+    if solver is None:
+        return None, "no backend solved the case whole, so its outer iterations are unknown", None
+    solved, _, _ = _run(doc, "software-double", agents, grid, solver, "solve")
+    iterations = solved.get("results", {}).get("outer_iterations")
+    if quantity == "iterations":
+        return f"{iterations}", None, f"{solver}'s double solve of the case: double runs follow one K path"
+    # total_time: the draw + iterations x (panel + policy), as the paper's Total Time adds them.
+    policy, why, _ = _scaled(doc, "policy_time", agents, grid, backend)
+    if policy is None:
+        return None, why, None
+    draw = (_phase(src[2], "shocks") or 0.0) * ratio
+    return (draw + iterations * (panel + policy), None,
+            f"scaled: the draw + {iterations} outer iterations ({solver}'s solve) x (panel + policy), each scaled")
+
+
+def _value(doc, quantity, approach, agents, grid, backend, scale=False):
+    """Parity's value of a per-case quantity on a backend: (value, None, how) where `how` says
+    how a value not measured was scaled (None when measured), or (None, reason, None). With
+    `scale`, a host backend's times that no run measured are scaled from its own runs."""
+    s, mode, why = _run(doc, approach, agents, grid, backend)
+    if s is None or (mode != "solve" and quantity in ("iterations", "total_time")):
+        if mode is not None:
+            _, why = common.measured(doc, case_name(approach, agents, grid, "solve"), backend)
+            why = f"one outer iteration timed, no whole solve ({why})"
+        if scale and common.threads_of(backend):
+            v, scaled_why, how = _scaled(doc, quantity, agents, grid, backend)
+            if v is not None:
+                return v, None, how
+            why = f"{why}; not scaled: {scaled_why}"
+        return None, why, None
+    if quantity == "panel_time":
+        return _per_iteration(s, "panel"), None, None
+    if quantity == "policy_time":
+        return _per_iteration(s, "policy"), None, None
     if quantity == "iterations":
         n = s["results"].get("outer_iterations")
-        return (f"{n}" if s.get("status") == "converged" else f"{n} ({s.get('status')})"), None
+        return (f"{n}" if s.get("status") == "converged" else f"{n} ({s.get('status')})"), None, None
     if quantity == "total_time":
-        return s["median_s"], None
+        return s["median_s"], None, None
     raise KeyError(quantity)
 
 
@@ -207,20 +332,19 @@ def _memory(doc, approach, agents, grid, backend):
             f"{m['host_peak_resident_bytes'] / 2**30:.4g} GiB"), None
 
 
-def _speedup(doc, quantity, approach, agents, grid, cpu, acc):
+def _speedup(doc, quantity, approach, agents, grid, cpu, acc, scale=False):
+    """The paper's ratio, one core's time over the accelerator's: (value, None, how) with how set
+    where the one-core time is scaled, or (None, reason, None)."""
     if cpu is None or acc is None:
-        return None, "needs a one-core backend (serial or openmp-1) and an accelerator"
-    if quantity == "panel_speedup":
-        c, why_c = _value(doc, "panel_time", "software-double", agents, grid, cpu)
-        g, why_g = _value(doc, "panel_time", approach, agents, grid, acc)
-    else:
-        c, why_c = _value(doc, "total_time", "software-double", agents, grid, cpu)
-        g, why_g = _value(doc, "total_time", approach, agents, grid, acc)
+        return None, "needs a one-core backend (serial or openmp-1) and an accelerator", None
+    time = "panel_time" if quantity == "panel_speedup" else "total_time"
+    c, why_c, how = _value(doc, time, "software-double", agents, grid, cpu, scale)
+    g, why_g, _ = _value(doc, time, approach, agents, grid, acc)
     if c is None:
-        return None, why_c if why_c.startswith(cpu) else f"{cpu}: {why_c}"
+        return None, why_c if why_c.startswith(cpu) else f"{cpu}: {why_c}", None
     if g is None:
-        return None, why_g if why_g.startswith(acc) else f"{acc}: {why_g}"
-    return c / g, None
+        return None, why_g if why_g.startswith(acc) else f"{acc}: {why_g}", None
+    return c / g, None, (f"{cpu}'s time {how}" if how else None)
 
 
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
@@ -242,7 +366,13 @@ def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
               "holds the employment draw (once per solve) and the accuracy checks; Panel Time and Polf. Time are "
               "the fenced phase seconds over the outer iterations. The start is Parity's carried cross-section, "
               "not Den Haan's file. Where a whole solve does not fit the budget, one outer iteration is timed "
-              "(per-iteration cells only). Estimated times: " + BASIS + ". See docs/reproducing.md.", ""]
+              "(per-iteration cells only; its policy step starts from scratch, so it costs several times the mean "
+              "of a whole solve's, whose later steps start from the last policy). A host backend's time that no run of the budget measured is scaled from "
+              "its own runs and labelled so: the panel and the employment draw per agent-period from its run with "
+              "the most agents, the policy step from its run on the same grid (its cost does not depend on the "
+              "agents) or per node from its largest grid, the outer iterations from another backend's double "
+              "solve of the case. Estimated times: "
+              + BASIS + ". See docs/reproducing.md.", ""]
     cells = paper["cells"]
     for table in ("2", "3", "B.1"):
         meta = paper["tables"][table]
@@ -295,13 +425,14 @@ def _parity_values(cell, doc, extras, quick, by_thread, all_cores, cpu, acc):
                 out.append((label, None, f"no {b} in this run" + (
                     f" ({extras.get('dropped', {}).get(b)})" if extras.get("dropped", {}).get(b) else "")))
                 continue
-            v, why = _value(doc, q, "software-double", agents, grid, b)
-            out.append((label, v, why))
+            v, why, how = _value(doc, q, "software-double", agents, grid, b, scale=not quick)
+            out.append((f"{label} ({how})" if how else label, v, why))
         return out
     approach = cell["approach"]
     if q in ("panel_speedup", "total_speedup"):
-        v, why = _speedup(doc, q, approach, agents, grid, cpu, acc)
-        return [(f"{cpu}/{acc}" if cpu and acc else "ratio", v, why)]
+        v, why, how = _speedup(doc, q, approach, agents, grid, cpu, acc, scale=not quick)
+        label = f"{cpu}/{acc}" if cpu and acc else "ratio"
+        return [(f"{label} ({how})" if how else label, v, why)]
     if q == "kbar_error":
         entry = extras.get("kbar", {}).get(f"{agents}/{grid[0]}x{grid[1]}", {"reason": "K-bar runs not made"})
         if "reason" in entry:
@@ -310,7 +441,7 @@ def _parity_values(cell, doc, extras, quick, by_thread, all_cores, cpu, acc):
         return [(f"{acc} vs {extras.get('kbar_cpu')}", r.get("value"), r.get("reason"))]
     if acc is None:
         return [("—", None, "no accelerator in this run")]
-    v, why = _value(doc, q, approach, agents, grid, acc)
+    v, why, _ = _value(doc, q, approach, agents, grid, acc)
     return [(acc, v, why)]
 
 
@@ -362,11 +493,15 @@ def _figures(paper, doc, extras, out, quick, cpu, acc):
                 size = case_size(agents, grid, quick)
                 if size is None:
                     continue
-                v, _ = _speedup(doc, quantity, "software-double", agents, grid, cpu, acc)
+                v, _, how = _speedup(doc, quantity, "software-double", agents, grid, cpu, acc, scale=not quick)
                 if v is not None:
-                    pts.append((size[0], v))
+                    pts.append((size[0], v, how is not None))
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=f"{grid[0]}({grid[1]})")
+                line, = ax.plot([x for x, _, _ in pts], [v for _, v, _ in pts], marker="o", label=f"{grid[0]}({grid[1]})")
+                scaled = [(x, v) for x, v, sc in pts if sc]
+                if scaled:  # hollow: the one-core time is scaled, not measured
+                    ax.plot(*zip(*scaled), linestyle="none", marker="o", markerfacecolor="white",
+                            markeredgecolor=line.get_color())
                 drawn += 1
         ax.set_xscale("log")
         ax.set_ylabel(f"G = T({cpu}) / T({acc})")
@@ -378,7 +513,8 @@ def _figures(paper, doc, extras, out, quick, cpu, acc):
     if drawn:
         fig.savefig(out / f"{PAPER}-figure1.png", dpi=110, bbox_inches="tight")
         lines.append(f"- Figure 1 ({paper['figures']['1']}): [{PAPER}-figure1.png]({PAPER}-figure1.png), "
-                     f"from this run's Table 3 software-double speed-ups ({cpu} against {acc}).")
+                     f"from this run's Table 3 software-double speed-ups ({cpu} against {acc}; hollow points: "
+                     f"{cpu}'s time scaled, as in the tables).")
     else:
         lines.append(f"- Figure 1: not drawn: no speed-up could be computed ({cpu} against {acc}).")
     plt.close(fig)
