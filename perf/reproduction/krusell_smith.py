@@ -407,7 +407,12 @@ def _parity_values(cell, doc, extras, quick, by_thread, all_cores, cpu, acc):
         grid = next((g for g in GRIDS if case_size(agents, g, quick) is not None), None)
         if grid is None:
             return [("all", None, "not run with --quick")]
-        who = ([cpu] if cpu else []) if cell["table"] == "2" else ([acc] if acc else [])
+        if cell["table"] == "3":
+            who = [acc] if acc else []
+        else:  # one core's run, else the host backend with the fewest threads that ran the case
+            hosts = sorted((b for b in doc.get("backends", {}) if common.threads_of(b)), key=common.threads_of)
+            ran = [b for b in hosts if _run(doc, "software-double", agents, grid, b)[0] is not None]
+            who = [cpu] if cpu in ran or not ran else ran[:1]
         out = []
         for b in who:
             v, why = _memory(doc, "software-double", agents, grid, b)
