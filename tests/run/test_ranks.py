@@ -81,12 +81,14 @@ CASES = {
     "dual-control-time-limit": ["dual-control", "--grid", "9,7,5", "--policy", "myopic", "--time-limit", "1e-9"],
     # Cubature: every rank holds the region list, the rule's applications and phase 2's regions
     # are split (3 ranks: uneven). Phase 1 only (degree 9); paper mode whose phase 2 runs out of its
-    # budget (rounds of heaps resumed across ranks); phase 2 in batches of heaps (degree 9) and
-    # degree 7, both storage-limited; float in paper mode (converged in phase 1); chunks parked on
-    # the host; a sweep (integrals one after another).
+    # budget (rounds of heaps resumed across ranks), also with CUBA's average; phase 2 in batches of
+    # heaps (degree 9) and degree 7, both storage-limited; float in paper mode (converged in phase
+    # 1); chunks parked on the host; a sweep (integrals one after another).
     "cubature": ["cubature", "--integrand", "f1", "--dim", "4", "--rel-tol", "1e-5"],
     "cubature-rounds": ["cubature", "--integrand", "f3", "--dim", "3", "--mode", "paper", "--rel-tol", "3e-8",
                         "--max-evals", "1e6"],
+    "cubature-average": ["cubature", "--integrand", "f3", "--dim", "3", "--mode", "paper", "--rel-tol", "3e-8",
+                         "--max-evals", "1e6", "--cuhre-average"],
     "cubature-batches": ["cubature", "--integrand", "f2", "--dim", "3", "--rel-tol", "1e-7", "--max-memory-mb", "0.2"],
     "cubature-degree7": ["cubature", "--integrand", "gaussian", "--dim", "4", "--rel-tol", "1e-6", "--rule", "degree7",
                          "--max-memory-mb", "0.1"],
@@ -109,10 +111,12 @@ PHASE = {"sweep": "parity::josephson::integrate", "histogram": "parity::josephso
          "dual-control-float": "parity::dual_control::policy_evaluation",
          "dual-control-time-limit": "parity::dual_control::policy_evaluation",
          **{case: "parity::cubature::phase1" for case in ("cubature", "cubature-parked", "cubature-float")},
-         **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-batches", "cubature-degree7")},
+         **{case: "parity::cubature::phase2" for case in ("cubature-rounds", "cubature-average", "cubature-batches",
+                                                          "cubature-degree7")},
          "cubature-sweep": "parity::cubature::batch", "cubature-vegas": "parity::cubature::vegas"}
 # Cases stopped by their budget, heaps or time limit (exit status 3), and an array each case writes.
-EXIT = {"cubature-rounds": 3, "cubature-degree7": 3, "cubature-parked": 3, "dual-control-time-limit": 3}
+EXIT = {"cubature-rounds": 3, "cubature-average": 3, "cubature-degree7": 3, "cubature-parked": 3,
+        "dual-control-time-limit": 3}
 ARRAY = {**{case: "phase1_error.npy" for case in CASES if case.startswith("cubature")},
          "cubature-sweep": "sweep0_gaussian3d_phase1_error.npy", "cubature-vegas": "vegas_estimate.npy"}
 

@@ -51,6 +51,7 @@ nlohmann::json parameters_json(Params const& p) {
             {"max_memory_mb", o.max_memory_mb},
             {"max_host_memory_mb", o.max_host_memory_mb},
             {"team_size", o.team_size},
+            {"cuhre_average", o.cuhre_average},
             {"mode", to_string(o.mode)},
             {"error_estimate", to_string(o.error_estimate)},
             {"rule", !uses_degree9(o, p.dim)
@@ -118,6 +119,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
   j.update(
       {{"integral", x.integral},
        {"error_estimate", x.error},
+       {"last_error_estimate", x.last_error},
        {"estimate_bounds_true_error",
         std::isfinite(r.exact) ? nlohmann::json(std::abs(x.integral - r.exact) <= x.error) : nlohmann::json(nullptr)},
        {"tolerance", x.tolerance},
@@ -295,6 +297,11 @@ class Command final : public cli::Command {
         sub.add_option("--max-split", o.max_split, "Paper mode: most pieces a region is cut into in one phase-1 step")
             ->transform(cli::count<int>(2, 64))
             ->capture_default_str()};
+    cuhre_average_option_ = sub.add_flag("--cuhre-average", o.cuhre_average,
+                                         "Paper mode: each phase-2 region stops on, and reports, CUBA Cuhre's "
+                                         "default estimate (as the paper's sequential baseline ran): its running "
+                                         "estimates averaged with weights 1 / error^2, and that average's error, "
+                                         "which is not a bound (last_error is the last estimates')");
     sub.add_option("--max-phase1-iterations", o.max_phase1_iterations,
                    "Phase-1 iteration limit (the improved mode allows 16 times this)")
         ->transform(cli::count<int>(1, max_phase1_iteration_limit))
@@ -547,8 +554,8 @@ class Command final : public cli::Command {
   // options refused.
   report::RunReport execute_vegas(cli::Context& context) {
     for (char const* name : {"--mode", "--error-estimate", "--rule", "--initial-regions", "--max-regions",
-                             "--max-split", "--max-phase1-iterations", "--heap-capacity", "--max-memory-mb",
-                             "--max-host-memory-mb", "--team-size", "--concurrency"})
+                             "--max-split", "--cuhre-average", "--max-phase1-iterations", "--heap-capacity",
+                             "--max-memory-mb", "--max-host-memory-mb", "--team-size", "--concurrency"})
       require(app_->get_option(name)->count() == 0,
               std::string(name) + " applies to --method deterministic only (VEGAS has no regions)");
     Params p = params_;
@@ -801,6 +808,7 @@ class Command final : public cli::Command {
     for (auto const* option : paper_only_)
       refuse_unless(option, paper,
                     "applies to --mode paper only (the improved mode bisects while the list fits --max-memory-mb)");
+    refuse_unless(cuhre_average_option_, paper, "applies to --mode paper only (phase 2's sequential CUHRE)");
     refuse_unless(concurrency_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
     refuse_unless(sampling_option_, !sweep_text_.empty(), "applies to --sweep only (one integral runs by itself)");
     refuse_unless(rule_option_, o.rule != Rule::degree9 || params_.dim >= 2,
@@ -838,6 +846,7 @@ class Command final : public cli::Command {
   CLI::Option* host_memory_option_ = nullptr;
   CLI::Option* concurrency_option_ = nullptr;
   std::vector<CLI::Option*> paper_only_;  // --max-regions, --max-split
+  CLI::Option* cuhre_average_option_ = nullptr;
   CLI::Option* initial_regions_option_ = nullptr;
   std::int64_t max_evals_ = 1000000000;
   std::string mode_ = "improved", error_estimate_ = "automatic";

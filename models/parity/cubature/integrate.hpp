@@ -87,7 +87,7 @@ int max_team_size(ExecutionSpace const& space, F const& f) {
   detail::evaluate_list<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 1,
                                               Kokkos::View<int*, Mem>(), NullRules<Real>(), 0, &evaluate);
   detail::phase2_batch<ExecutionSpace, Real>(space, f, 1, detail::RegionList<Real, Mem>(), 0, 0, 1, {}, {}, {}, {}, {},
-                                             false, NullRules<Real>(), 0.0, &refine);
+                                             false, NullRules<Real>(), 0.0, false, &refine);
   return std::min(evaluate, refine);
 }
 

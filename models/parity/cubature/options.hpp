@@ -134,6 +134,13 @@ struct Options : run::SolveOptions {
                                     // max_memory_mb (for tight tolerances with large budgets);
                                     // 0: none, phase 2's heaps take the list
   int team_size = 0;  // default 0: 1 on host backends, 32 on GPUs
+  bool cuhre_average = false;  // default false. Paper mode: each phase-2 region stops on, and
+                               // reports, CUBA's Cuhre default (its flags without LAST, as the
+                               // paper's sequential baseline ran): the average of its running
+                               // estimates after each split weighted by 1 / error^2, and that
+                               // average's error. The average's error is not a bound (the
+                               // estimates are not independent); Result::last_error is the
+                               // last estimates' error.
 };
 
 struct Phase1Step {
@@ -148,6 +155,7 @@ struct Phase1Step {
 struct Result {
   double integral = 0.0;
   double error = 0.0;
+  double last_error = 0.0;  // the error of the last estimates: `error` unless cuhre_average ran
   std::int64_t evaluations = 0;
   std::int64_t regions = 0;  // regions of the final partition
   std::int64_t regions_evaluated = 0;  // applications of the rule
@@ -211,6 +219,7 @@ inline void validate(std::vector<double> const& lower, std::vector<double> const
   require(std::isfinite(opt.max_memory_mb) && opt.max_memory_mb > 0, "max memory must be > 0 MB");
   require(std::isfinite(opt.max_host_memory_mb) && opt.max_host_memory_mb >= 0, "max host memory must be >= 0 MB");
   require(opt.team_size >= 0 && opt.team_size <= 1024, "team size must be in [0, 1024]");
+  require(!opt.cuhre_average || opt.mode == Mode::paper, "cuhre_average applies to the paper mode");
   require(opt.ranks.size >= 1 && opt.ranks.rank >= 0 && opt.ranks.rank < opt.ranks.size,
           "ranks: the rank must lie in [0, size) and the size be >= 1");
   require(!opt.ranks.several() || bool(opt.ranks.collectives.all_gather), "ranks: several ranks need an all_gather");

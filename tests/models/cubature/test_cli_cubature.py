@@ -55,6 +55,7 @@ class CubatureCli(CliTestCase):
                  (("--max-regions", "4096"), "--max-regions applies to --mode paper only"),
                  (("--mode", "paper", "--initial-regions", "64"), "--initial-regions applies to --mode improved only"),
                  (("--max-split", "4"), "--max-split applies to --mode paper only"),
+                 (("--cuhre-average",), "--cuhre-average applies to --mode paper only"),
                  (("--concurrency", "8"), "--concurrency applies to --sweep only"),
                  (("--error-estimate", "difference"), "--error-estimate difference needs --rule degree7"),
                  (("--dim", "1", "--rule", "degree9"), "--rule degree9 needs --dim 2"))
@@ -62,6 +63,7 @@ class CubatureCli(CliTestCase):
             self.assert_bad_input(parity("cubature", *args, "--quiet"), message)
         # What they apply to still runs.
         for args in (("--mode", "paper", "--max-split", "4", "--max-regions", "256"),
+                     ("--mode", "paper", "--cuhre-average", "--max-regions", "256"),
                      ("--rule", "degree7", "--error-estimate", "difference"), ("--dim", "1", "--rule", "degree7"),
                      ("--max-host-memory-mb", "1"), ("--sweep", "u:0.4:0.6:2", "--concurrency", "2")):
             r = parity("cubature", *args, "--quiet")
@@ -578,6 +580,26 @@ class CubatureCli(CliTestCase):
         self.assertLess(res["true_error"], 1e-7 * res["exact"])
         self.assertIn("%d regions handed to phase 2, %d of %d evaluations in phase 2"
                       % (res["phase2_regions"], res["phase2_evaluations"], res["evaluations"]), r.stdout + r.stderr)
+        self.assertFalse(doc["parameters"]["cuhre_average"])
+        self.assertEqual(res["last_error_estimate"], res["error_estimate"])
+
+    def test_paper_mode_with_cuhre_average(self):
+        # --cuhre-average: phase 2 stops on CUBA Cuhre's weighted average, with no more evaluations
+        # than without it; the report gives the average's error and the last estimates' error.
+        with tempfile.TemporaryDirectory() as d:
+            docs = []
+            for extra in ((), ("--cuhre-average",)):
+                path = os.path.join(d, "r.json")
+                r = parity("cubature", "--integrand", "f4", "--dim", "3", "--rel-tol", "1e-7", "--mode", "paper",
+                           "--max-regions", "64", "--json", path, "--quiet", *extra)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                docs.append(json.loads(Path(path).read_text()))
+        last, avg = (doc["results"] for doc in docs)
+        self.assertTrue(docs[1]["parameters"]["cuhre_average"])
+        self.assertEqual(avg["status"], "converged")
+        self.assertLessEqual(avg["evaluations"], last["evaluations"])
+        self.assertGreaterEqual(avg["last_error_estimate"], avg["error_estimate"])
+        self.assertLess(avg["true_error"], 1e-7 * avg["exact"])
 
     def test_f1_and_its_pagani_variant(self):
         # f1 as Table I prints it, (0.1 + cos^2)^-2, and f1-pagani with the exponent -1: their

@@ -194,7 +194,7 @@ TEST(CubaturePaperMode, PhaseTwoRunsEachRegionToItsOwnTolerance) {
     Kokkos::View<std::int64_t*, MemSpace> budget("parity::test::budget", count);
     Kokkos::deep_copy(tolerance, t.absolute);
     Kokkos::deep_copy(budget, std::int64_t(100'000'000));
-    cub::detail::Matrix<MemSpace> sums("parity::test::sums", count, 2);
+    cub::detail::Matrix<MemSpace> sums("parity::test::sums", count, cub::detail::phase2_sum_columns);
     Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> counts("parity::test::counts", count, 3);
     cub::detail::phase2_batch<ExecSpace, double>(ExecSpace(), f, n, list, 0, count, 1, heaps, tolerance, budget, sums,
                                                  counts, false, nulls, t.relative);
@@ -211,6 +211,123 @@ TEST(CubaturePaperMode, PhaseTwoRunsEachRegionToItsOwnTolerance) {
       if (c(j, 0) > 0) EXPECT_LE(std::abs(s(j, 0) - exact), s(j, 1)) << j;
     }
   }
+}
+
+// One region of the phase-2 kernel on the unit square, stopped after `splits` bisections (its
+// budget) or at `t`; host copies of its sums and counts.
+struct OneRegion {
+  std::vector<double> sums;
+  std::int64_t evaluations = 0;
+  int reason = 0;
+};
+template <class F>
+OneRegion run_one_region(F const& f, cub::NullRules<double> const& nulls, cub::Tolerances t, std::int64_t splits,
+                         bool average) {
+  int const n = 2, capacity = 4096, stride = 2 * n + 3;
+  cub::detail::RegionList<double, MemSpace> list(1, n);
+  Kokkos::View<int*, MemSpace> finite("parity::test::finite", 1);
+  cub::detail::even_partition<ExecSpace, double>(ExecSpace(), list, n, 1, {1, 1}, {0.0, 0.0}, {1.0, 1.0});
+  cub::detail::evaluate_list<ExecSpace, double>(ExecSpace(), f, n, list, 1, 1, finite, nulls);
+  Kokkos::View<double***, Kokkos::LayoutRight, MemSpace> heaps("parity::test::heaps", 1, capacity, stride);
+  Kokkos::View<double*, MemSpace> tolerance("parity::test::tolerance", 1);
+  Kokkos::View<std::int64_t*, MemSpace> budget("parity::test::budget", 1);
+  Kokkos::deep_copy(tolerance, t.absolute);
+  Kokkos::deep_copy(budget, splits * 2 * cub::rule9_points(n));
+  cub::detail::Matrix<MemSpace> sums("parity::test::sums", 1, cub::detail::phase2_sum_columns);
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> counts("parity::test::counts", 1, 3);
+  cub::detail::phase2_batch<ExecSpace, double>(ExecSpace(), f, n, list, 0, 1, 1, heaps, tolerance, budget, sums, counts,
+                                               false, nulls, t.relative, average);
+  auto const s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  auto const c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  OneRegion r;
+  for (int k = 0; k < cub::detail::phase2_sum_columns; ++k) r.sums.push_back(s(0, k));
+  r.evaluations = c(0, 0);
+  r.reason = int(c(0, 2));
+  return r;
+}
+
+TEST(CubaturePaperMode, PhaseTwoAveragesItsEstimatesAsCubaCuhre) {
+  // CUBA's Cuhre (flags without LAST) reports the average of the running estimates I_k after
+  // each split weighted by w_k = 1 / max(E_k^2, 2^-104), with error 1 / sqrt(sum w_k), the first
+  // estimate (the region's rule) included. The sequence is read from the kernel without the
+  // average, stopped after k = 0..K splits by its budget; the average from the host's sums of it
+  // must be the kernel's with the average, stopped after K.
+  std::vector<double> const a(2, 10.0), u{0.2, 0.3};
+  cub::GenzIntegrand<double> const f(Family::gaussian, a, u);
+  auto const nulls = cuhre_rule(2);
+  cub::Tolerances const never{0.0, 1e-300};
+  int const splits = 40;
+  double weights = 0, weighted = 0, smallest = INFINITY;
+  for (int k = 0; k <= splits; ++k) {
+    auto const last = run_one_region(f, nulls, never, k, false);
+    ASSERT_EQ(last.evaluations, k * 2 * cub::rule9_points(2));
+    double const e = last.sums[cub::detail::sum_error], w = 1 / std::max(e * e, std::ldexp(1.0, -104));
+    weights += w;
+    weighted += w * last.sums[cub::detail::sum_integral];
+    smallest = std::min(smallest, e);
+  }
+  auto const avg = run_one_region(f, nulls, never, splits, true);
+  EXPECT_EQ(avg.reason, int(cub::detail::reason_budget));
+  EXPECT_NEAR(avg.sums[cub::detail::sum_integral], weighted / weights, 1e-12 * std::abs(weighted / weights));
+  EXPECT_NEAR(avg.sums[cub::detail::sum_error], 1 / std::sqrt(weights), 1e-9 / std::sqrt(weights));
+  EXPECT_LT(avg.sums[cub::detail::sum_error], smallest);  // below every estimate's own error
+  // Its last estimates are those of the run without the average.
+  auto const last = run_one_region(f, nulls, never, splits, false);
+  EXPECT_EQ(avg.sums[cub::detail::sum_last_integral], last.sums[cub::detail::sum_integral]);
+  EXPECT_EQ(avg.sums[cub::detail::sum_last_error], last.sums[cub::detail::sum_error]);
+  // At a tolerance the average stops no later (its error is at most the last estimate's), and
+  // below its own tolerance.
+  cub::Tolerances const t{0.0, 1e-8};
+  auto const stop_last = run_one_region(f, nulls, t, 100'000, false);
+  auto const stop_avg = run_one_region(f, nulls, t, 100'000, true);
+  ASSERT_EQ(stop_last.reason, int(cub::detail::reason_met));
+  ASSERT_EQ(stop_avg.reason, int(cub::detail::reason_met));
+  EXPECT_LE(stop_avg.evaluations, stop_last.evaluations);
+  EXPECT_LE(stop_avg.sums[cub::detail::sum_error], t.relative * std::abs(stop_avg.sums[cub::detail::sum_integral]));
+  EXPECT_GE(stop_avg.sums[cub::detail::sum_last_error], stop_avg.sums[cub::detail::sum_error]);
+}
+
+TEST(CubaturePaperMode, CuhreAverageConvergesWithFewerEvaluations) {
+  // With cuhre_average, phase 2 stops on the average: no more evaluations than without it, the
+  // true error within the tolerance on these integrands (references without cubature; the
+  // average's error is no bound, and f4 6-D at 1e-5 misses it), and last_error, the last
+  // estimates' error, at least the average's; the improved mode refuses it.
+  struct Case {
+    Family f;
+    int n;
+    double rel;
+    int lmax;
+  };
+  for (Case c : {Case{Family::f1, 3, 1e-7, 512}, Case{Family::f3, 3, 1e-4, 512}, Case{Family::f4, 3, 1e-7, 512}}) {
+    std::vector<double> const zero(c.n, 0.0), one(c.n, 1.0);
+    double const reference = cub::genz_exact(c.f, zero, zero, zero, one);
+    cub::Tolerances t;
+    t.relative = c.rel;
+    cub::GenzIntegrand<double> const f(c.f, zero, zero);
+    auto o = paper_options(c.lmax);
+    auto const last = cub::integrate<ExecSpace, double>(ExecSpace(), f, zero, one, t, o);
+    o.cuhre_average = true;
+    auto const avg = cub::integrate<ExecSpace, double>(ExecSpace(), f, zero, one, t, o);
+    std::cout << cub::to_string(c.f) << " " << c.n << "-D rel " << c.rel << ": " << avg.evaluations
+              << " evaluations with the average, " << last.evaluations << " without; true rel error "
+              << std::abs(avg.integral - reference) / std::abs(reference) << ", average's estimate "
+              << avg.error / std::abs(reference) << ", last estimates' " << avg.last_error / std::abs(reference)
+              << "\n";
+    ASSERT_GT(avg.phase2_regions, 0) << cub::to_string(c.f);
+    EXPECT_EQ(avg.status, cub::Status::converged) << cub::to_string(c.f);
+    EXPECT_LE(avg.evaluations, last.evaluations) << cub::to_string(c.f);
+    EXPECT_LE(std::abs(avg.integral - reference), c.rel * std::abs(reference)) << cub::to_string(c.f);
+    EXPECT_GE(avg.last_error, avg.error) << cub::to_string(c.f);
+    EXPECT_EQ(last.last_error, last.error) << cub::to_string(c.f);
+  }
+  cub::Options improved;
+  improved.cuhre_average = true;
+  std::vector<double> const zero(2, 0.0), one(2, 1.0);
+  auto const run = [&] {
+    return cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(Family::f1, zero, zero), zero, one,
+                                             cub::Tolerances{0.0, 1e-6}, improved);
+  };
+  EXPECT_THROW(run(), parity::InvalidInput);
 }
 
 TEST(CubaturePaperMode, PaperIntegrandsConvergeAgainstReferences) {

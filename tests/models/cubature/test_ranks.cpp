@@ -164,6 +164,7 @@ std::vector<cub::Result> on_ranks(int size, F const& f, std::vector<double> cons
 void expect_same(cub::Result const& a, cub::Result const& b, std::string const& what) {
   EXPECT_TRUE(same_bits(a.integral, b.integral)) << what << ": " << a.integral << " vs " << b.integral;
   EXPECT_TRUE(same_bits(a.error, b.error)) << what;
+  EXPECT_TRUE(same_bits(a.last_error, b.last_error)) << what;
   EXPECT_EQ(a.evaluations, b.evaluations) << what;
   EXPECT_EQ(a.regions, b.regions) << what;
   EXPECT_EQ(a.regions_evaluated, b.regions_evaluated) << what;
@@ -287,6 +288,14 @@ TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
   ASSERT_GE(pieces.phase2_regions, 64);
   ASSERT_GT(pieces.phase2_evaluations, pieces.phase2_regions * pieces.points);
   check_ranks<double>(f3, 3, t, o, pieces, "f3 3-D paper, pieces handed over");
+  // CUBA's average: each resumed region continues from the running sums its rank kept.
+  o.max_regions = 32768;
+  o.max_evaluations = 1'000'000;
+  o.cuhre_average = true;
+  auto const averaged = one_rank<double>(f3, 3, t, o);
+  ASSERT_GT(averaged.phase2_rounds, 1);
+  ASSERT_GT(averaged.last_error, averaged.error);
+  check_ranks<double>(f3, 3, t, o, averaged, "f3 3-D paper, CUBA's average over rounds");
 }
 
 TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {

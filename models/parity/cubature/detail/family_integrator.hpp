@@ -424,6 +424,7 @@ void FamilyIntegrator<ExecutionSpace, Real, F>::end(int k, double integral, doub
   members[k].done = true;
   res[k].integral = integral;
   res[k].error = error;
+  res[k].last_error = res[k].error;
   res[k].regions = regions;
 }
 

@@ -278,6 +278,9 @@ Result Integrator<ExecutionSpace, Real, F>::run() {
     res.integral = fin_est;
     res.error = fin_err;
     res.regions = fin_regions;
+    if (!(paper && opt.cuhre_average)) res.last_error = res.error;  // else phase2() sets it
+  } else {
+    res.last_error = res.error;
   }
   set_status();
   return res;

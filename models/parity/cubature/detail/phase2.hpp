@@ -62,7 +62,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
     evaluate_handed_over();
     left = std::max<std::int64_t>(0, left - count * points);
     if (not_finite) {
-      fin_est = fin_err = std::numeric_limits<double>::quiet_NaN();
+      fin_est = fin_err = res.last_error = std::numeric_limits<double>::quiet_NaN();
       return;
     }
   }
@@ -104,7 +104,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
   block_sums = {};
   parent_estimate = {};
   double const kept_bytes = double(current.estimate.extent(0)) * ((2 * n + 2) * sizeof(Real) + sizeof(int)) +
-                            double(count) * (3 * sizeof(double) + 4 * sizeof(std::int64_t));
+                            double(count) * ((phase2_sum_columns + 1) * sizeof(double) + 4 * sizeof(std::int64_t));
   double const heap_bytes = std::max(memory_bytes - kept_bytes, memory_bytes / 8);
   int const stride = 2 * n + 3;
   int const heap_capacity =
@@ -116,8 +116,9 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
   require(batch <= (1 << 30), "phase-2 batch too large");
   res.phase2_batch = std::max<std::int64_t>(res.phase2_batch, batch);
   res.heap_capacity = std::max(res.heap_capacity, heap_capacity);
-  Matrix<Mem> sums("parity::cubature::phase2_sums", count, 2);
+  Matrix<Mem> sums("parity::cubature::phase2_sums", count, phase2_sum_columns);
   double const relative = paper ? tol.relative : 0.0;
+  bool const average = paper && opt.cuhre_average;
   Counts region_counts("parity::cubature::phase2_counts", count, 3);
   res.phase2_rounds = std::max(res.phase2_rounds, 1);
   // This rank's regions [p0, p1) (all of them on one rank), in batches; the heaps, the shares
@@ -132,7 +133,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
     for (std::int64_t first = p0; first < p1; first += batch) {
       int const m = int(std::min(batch, p1 - first));
       phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
-                                         region_counts, false, nulls, relative);
+                                         region_counts, false, nulls, relative, average);
       report({"phase 2", int((first - p0) / batch) + 1, -1.0, clock.seconds(),
               "regions " + std::to_string(first + m - p0) + " of " + std::to_string(p1 - p0)});
     }
@@ -174,7 +175,7 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
     try {
       if (p1 > p0)
         phase2_batch<ExecutionSpace, Real>(space, f, n, current, p0, int(p1 - p0), team_size, heaps, share, budget,
-                                           sums, region_counts, true, nulls, relative);
+                                           sums, region_counts, true, nulls, relative, average);
     } catch (...) {
       if (!opt.ranks.several()) throw;
       failed = std::current_exception();
@@ -204,26 +205,28 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
   res.phase2_storage_limited += n_storage;
   not_finite = not_finite || n_nan > 0;
   budget_hit = budget_hit || n_budget > 0;
-  fin_est += totals[0];
-  fin_err += totals[1];
+  res.last_error = fin_err + totals[sum_last_error];
+  fin_est += totals[sum_integral];
+  fin_err += totals[sum_error];
   fin_regions += leaves;
 }
 
-// Several ranks: every region's phase-2 sums and counts (evaluations, heap size, why it stopped)
-// from the rank that refined it, to every rank (6 doubles a region; the evaluation count in two
-// halves of 32 bits, exact in doubles).
+// Several ranks: every region's phase-2 sums reported and its last estimates' error, and its
+// counts (evaluations, heap size, why it stopped) from the rank that refined it, to every rank
+// (7 doubles a region; the evaluation count in two halves of 32 bits, exact in doubles). A resumed
+// region resumes on the rank that refined it, from that rank's own sums.
 template <class ExecutionSpace, class Real, class F>
 void Integrator<ExecutionSpace, Real, F>::gather_phase2(Matrix<Mem> const& sums, Counts const& counts,
                                                         std::exception_ptr failed) {
   if (!failed) {
     try {
-      ensure_rank_rows(6 * count);
+      ensure_rank_rows(7 * count);
       pack_phase2(sums, counts);
     } catch (...) {
       failed = std::current_exception();
     }
   }
-  gather_rows(space, opt.ranks, rank_rows, count, 6, failed);
+  gather_rows(space, opt.ranks, rank_rows, count, 7, failed);
   unpack_phase2(sums, counts);
 }
 
@@ -234,12 +237,13 @@ void Integrator<ExecutionSpace, Real, F>::pack_phase2(Matrix<Mem> const& sums, C
       "parity::cubature::pack_phase2",
       Kokkos::RangePolicy<ExecutionSpace>(space, opt.ranks.first(count), opt.ranks.last(count)),
       KOKKOS_LAMBDA(std::int64_t r) {
-        rows(6 * r) = sums(r, 0);
-        rows(6 * r + 1) = sums(r, 1);
-        rows(6 * r + 2) = double(counts(r, 0) >> 32);
-        rows(6 * r + 3) = double(counts(r, 0) & 0xffffffff);
-        rows(6 * r + 4) = double(counts(r, 1));
-        rows(6 * r + 5) = double(counts(r, 2));
+        rows(7 * r) = sums(r, sum_integral);
+        rows(7 * r + 1) = sums(r, sum_error);
+        rows(7 * r + 2) = double(counts(r, 0) >> 32);
+        rows(7 * r + 3) = double(counts(r, 0) & 0xffffffff);
+        rows(7 * r + 4) = double(counts(r, 1));
+        rows(7 * r + 5) = double(counts(r, 2));
+        rows(7 * r + 6) = sums(r, sum_last_error);
       });
 }
 
@@ -250,11 +254,12 @@ void Integrator<ExecutionSpace, Real, F>::unpack_phase2(Matrix<Mem> const& sums,
   Kokkos::parallel_for(
       "parity::cubature::unpack_phase2", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
       KOKKOS_LAMBDA(std::int64_t r) {
-        sums(r, 0) = rows(6 * r);
-        sums(r, 1) = rows(6 * r + 1);
-        counts(r, 0) = std::int64_t(rows(6 * r + 2) * high) + std::int64_t(rows(6 * r + 3));
-        counts(r, 1) = std::int64_t(rows(6 * r + 4));
-        counts(r, 2) = std::int64_t(rows(6 * r + 5));
+        sums(r, sum_integral) = rows(7 * r);
+        sums(r, sum_error) = rows(7 * r + 1);
+        counts(r, 0) = std::int64_t(rows(7 * r + 2) * high) + std::int64_t(rows(7 * r + 3));
+        counts(r, 1) = std::int64_t(rows(7 * r + 4));
+        counts(r, 2) = std::int64_t(rows(7 * r + 5));
+        sums(r, sum_last_error) = rows(7 * r + 6);
       });
 }
 

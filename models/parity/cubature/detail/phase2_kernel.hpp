@@ -32,6 +32,9 @@ KOKKOS_INLINE_FUNCTION void heap_pop(Real* heap, int stride, int n, int& size, R
   containers::heap_pop(heap, stride, 2 * n + 1, size, top);
 }
 
+// CUBA's Cuhre weights the running estimate after each split by 1 / max(error^2, 2^-104).
+KOKKOS_INLINE_FUNCTION double cuhre_weight(double error) { return 1 / Kokkos::max(error * error, 0x1p-104); }
+
 enum Phase2Reason : int {
   reason_running = 0,
   reason_met = 1,
@@ -40,10 +43,17 @@ enum Phase2Reason : int {
   reason_not_finite = 4
 };
 
+// The columns of phase 2's per-region sums: the integral and error reported, the last estimates'
+// sums, and CUHRE's running weight sum and weighted sum (average).
+enum Phase2Sum : int { sum_integral = 0, sum_error, sum_last_integral, sum_last_error, sum_weight, sum_weighted };
+inline constexpr int phase2_sum_columns = 6;
+
 // Phase 2 for regions first..first+count-1 of `list`, one team each, heaps in `heaps`; region j
-// stops when its error <= max(tolerance(j), relative |its integral|). With
-// largest_team set, launches nothing and stores there the largest team the backend runs this
-// kernel with (team_size is then unused).
+// stops when its error <= max(tolerance(j), relative |its integral|). With `average`, its
+// integral and error are CUBA's Cuhre default: the average of the running estimates after each
+// split weighted by 1 / error^2, and that average's error 1 / sqrt(sum of the weights); else the
+// last estimates. With largest_team set, launches nothing and stores there the largest team the
+// backend runs this kernel with (team_size is then unused).
 template <class ExecutionSpace, class Real, class F>
 void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   RegionList<Real, typename ExecutionSpace::memory_space> const& list, std::int64_t first, int count,
@@ -53,7 +63,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
                   Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> budget,
                   Matrix<typename ExecutionSpace::memory_space> sums,
                   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space> counts,
-                  bool resume, NullRules<Real> const& nulls, double relative = 0.0, int* largest_team = nullptr) {
+                  bool resume, NullRules<Real> const& nulls, double relative = 0.0, bool average = false,
+                  int* largest_team = nullptr) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Space = typename ExecutionSpace::scratch_memory_space;
   using RealScratch = Kokkos::View<Real*, Space, Kokkos::MemoryUnmanaged>;
@@ -61,7 +72,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
   using IntScratch = Kokkos::View<std::int64_t*, Space, Kokkos::MemoryUnmanaged>;
   int const real_slots = int(rule_scratch_reals<Real>()) + 6 * max_dim + 3;  // rule, A (c,h), B (c,h), popped entry
   std::size_t const bytes =
-      RealScratch::shmem_size(real_slots) + DoubleScratch::shmem_size(2) + IntScratch::shmem_size(4) + 256;
+      RealScratch::shmem_size(real_slots) + DoubleScratch::shmem_size(4) + IntScratch::shmem_size(4) + 256;
   auto const center = list.center;
   auto const half = list.half;
   auto const estimate = list.estimate;
@@ -74,7 +85,7 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
     int const slot = team.league_rank();
     std::int64_t const j = first + slot;
     RealScratch rs(team.team_scratch(0), real_slots);
-    DoubleScratch ds(team.team_scratch(0), 2);  // running integral, error
+    DoubleScratch ds(team.team_scratch(0), 4);  // running integral, error; weight sum, weighted sum
     IntScratch is(team.team_scratch(0), 4);  // heap size, evaluations, reason, -
     Real* const rule_s = rs.data();
     Real* const ca = rule_s + rule_scratch_reals<Real>();
@@ -92,8 +103,10 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
       if (resume) {
         is(0) = counts(j, 1);
         is(1) = counts(j, 0);
-        ds(0) = sums(j, 0);
-        ds(1) = sums(j, 1);
+        ds(0) = sums(j, sum_last_integral);
+        ds(1) = sums(j, sum_last_error);
+        ds(2) = sums(j, sum_weight);
+        ds(3) = sums(j, sum_weighted);
       } else {
         int size = 0;
         heap_push(heap, stride, n, size, &center(j, 0), &half(j, 0), estimate(j), error(j), axis(j));
@@ -101,6 +114,8 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
         is(1) = 0;
         ds(0) = estimate(j);
         ds(1) = error(j);
+        ds(2) = cuhre_weight(ds(1));
+        ds(3) = ds(2) * ds(0);
       }
       is(2) = reason_running;
     });
@@ -109,7 +124,9 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         int size = int(is(0));
         int reason = reason_running;
-        if (ds(1) <= Kokkos::max(tol, relative * Kokkos::abs(ds(0)))) {
+        if (average) {
+          if (Kokkos::sqrt(1 / ds(2)) <= Kokkos::max(tol, relative * Kokkos::abs(ds(3) / ds(2)))) reason = reason_met;
+        } else if (ds(1) <= Kokkos::max(tol, relative * Kokkos::abs(ds(0)))) {
           // Confirm with exact sums (the running ones drift by rounding).
           double se = 0, sr = 0;
           for (int q = 0; q < size; ++q) {
@@ -157,6 +174,9 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
         is(1) += cost;
         ds(0) += double(ea.integral) + double(eb.integral);
         ds(1) += double(ea.error) + double(eb.error);
+        double const w = cuhre_weight(ds(1));
+        ds(2) += w;
+        ds(3) += w * ds(0);
         if (!ea.finite || !eb.finite) is(2) = reason_not_finite;
       });
       team.team_barrier();
@@ -169,8 +189,12 @@ void phase2_batch(ExecutionSpace const& space, F const& f, int n,
         se += heap[q * stride + 2 * n];
         sr += heap[q * stride + 2 * n + 1];
       }
-      sums(j, 0) = se;
-      sums(j, 1) = sr;
+      sums(j, sum_integral) = average ? ds(3) / ds(2) : se;
+      sums(j, sum_error) = average ? Kokkos::sqrt(1 / ds(2)) : sr;
+      sums(j, sum_last_integral) = se;
+      sums(j, sum_last_error) = sr;
+      sums(j, sum_weight) = ds(2);
+      sums(j, sum_weighted) = ds(3);
       counts(j, 0) = is(1);
       counts(j, 1) = size;
       counts(j, 2) = is(2);

@@ -188,6 +188,7 @@ bool VectorIntegrator<ExecutionSpace, Real, F>::totals(int it) {
   for (int k = 0; k < m; ++k) {
     res[k].integral = members[k].total_est;
     res[k].error = members[k].total_err;
+    res[k].last_error = res[k].error;
     res[k].regions = fin_regions + count;
   }
   return true;
@@ -278,6 +279,7 @@ void VectorIntegrator<ExecutionSpace, Real, F>::end(bool with_unfinished) {
     Member const& c = members[k];
     res[k].integral = c.fin_est + (with_unfinished ? c.bad_est : 0.0);
     res[k].error = c.fin_err + (with_unfinished ? c.bad_err : 0.0);
+    res[k].last_error = res[k].error;
     res[k].regions = fin_regions + (with_unfinished ? bad : 0);
   }
 }
