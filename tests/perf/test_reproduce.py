@@ -322,6 +322,7 @@ class Pages(unittest.TestCase):
 
         def summary(case, b):
             evals = cubature.CAP_EVALS[False] if case["name"].endswith("-capped") else full_evals
+            evals = evals / 4 if case["name"].endswith("-cuhre-average") else evals
             rate = 1e7 * SPEED[b]
             return {"median_s": evals / rate, "status": "converged",
                     "phases_median_s": {"parity::cubature::phase1": 0.1, "parity::cubature::phase2": 0.9},
@@ -344,6 +345,11 @@ class Pages(unittest.TestCase):
             self.assertIn("cuda: 100 ms", parity)
             _, parity = cells[("II", row, "SECOND PHASE time (ms): Without FIRST PHASE")]
             self.assertIn("cuda, 100 regions: 900 ms", parity)
+            # the GPU cells give the run on CUBA's averaged estimate beside the published algorithm's
+            _, parity = cells[("III", row, "Function Evaluations: GPU")]
+            self.assertEqual(parity, "cuda: 1.000e+09 evaluations<br>cuda (--cuhre-average): 2.500e+08 evaluations")
+            _, parity = cells[("III", row, "Execution Time (s): GPU")]
+            self.assertIn("<br>cuda (--cuhre-average, converged, true error 1e-08): 0.125 s", parity)
             self.assertTrue((d / "cubature-figure2.png").read_bytes().startswith(b"\x89PNG"))
 
     def test_backends_expand_to_the_papers_thread_counts(self):
@@ -503,6 +509,12 @@ class QuickRun(unittest.TestCase):
             self.assertRegex(parity, r"serial/openmp-2: [0-9.e-]+x")
             _, parity = cells[("II", row, "FIRST PHASE: Number of Iterations")]
             self.assertEqual(parity, "openmp-2: 2")  # f4 3-D at Lmax 256 splits once before phase 2
+            # CUBA's averaged stop: no more evaluations than the published algorithm's
+            _, parity = cells[("III", row, "Function Evaluations: GPU")]
+            full, average = (float(re.search(r": ([0-9.e+]+) evaluations", item).group(1))
+                             for item in parity.split("<br>"))
+            self.assertIn("openmp-2 (--cuhre-average)", parity)
+            self.assertLessEqual(average, full)
             results = json.loads(Path(d, "cubature-runs", "results.json").read_text())
             # the evaluation count does not depend on the backend (what the scaled times rely on)
             for entry in results["results"]:
