@@ -100,11 +100,11 @@ def _scaled_time(doc, policy, n, precision, backend):
     and evaluations do not depend on the backend): (value, None, how) or (None, reason, None)."""
     if not common.threads_of(backend):
         return None, "a device's time is not scaled", None
-    src = next((m for m in sorted(GRIDS, reverse=True) if m < n
-                and common.measured(doc, case_name(policy, m, precision), backend)[0] is not None), None)
+    src, measured = next(((m, s) for m in sorted(GRIDS, reverse=True) if m < n
+                          and (s := common.measured(doc, case_name(policy, m, precision), backend)[0]) is not None),
+                         (None, None))
     if src is None:
         return None, f"no smaller {backend} run of the policy in {precision} to scale from", None
-    measured = common.measured(doc, case_name(policy, src, precision), backend)[0]
     entry = next((e for e in doc.get("results", []) if e["case"] == case_name(policy, n, precision)), {})
     other = next(((b, s) for b, s in sorted(entry.get("backends", {}).items(), key=lambda kv: kv[0] != "cuda")
                   if _work(s, policy, n)), None)
