@@ -81,6 +81,11 @@ void fixed_order_block_sums(ExecutionSpace const& space, ColumnMatrix<typename E
       });
 }
 
+// Whether len rows of k columns and their block sums fit in `doubles`.
+inline bool fixed_order_fits(std::int64_t len, int k, std::int64_t doubles) {
+  return (len + (len + fixed_order_block - 1) / fixed_order_block) * k <= doubles;
+}
+
 // Sums the rows level by level into blocks of `scratch` (replaced by a larger allocation where it
 // is too small) until one row is left, or until len rows and their block sums (x columns) are at
 // most `fits` doubles, and returns those len rows: terms itself where no level ran, else a slice
@@ -99,7 +104,7 @@ ColumnMatrix<typename ExecutionSpace::memory_space> fixed_order_levels(
   std::int64_t used = 0;
   auto current = terms;
   len = rows;
-  while (len > 1 && (len + (len + block - 1) / block) * k > fits) {
+  while (len > 1 && !fixed_order_fits(len, k, fits)) {
     std::int64_t const blocks = (len + block - 1) / block;
     ColumnMatrix<Mem> next(scratch.data() + used, blocks, k);  // unmanaged: a slice of scratch
     used += blocks * k;
@@ -197,7 +202,7 @@ void fixed_order_column_sums_on_device(ExecutionSpace const& space,
   bool const temporary = std::int64_t(scratch.extent(0)) < fixed_order_scratch_size(rows, k);
   std::int64_t len = 0;
   auto const last = detail::fixed_order_levels(space, terms, rows, scratch, len, detail::fixed_order_tail);
-  if ((len + (len + fixed_order_block - 1) / fixed_order_block) * k <= detail::fixed_order_tail)
+  if (detail::fixed_order_fits(len, k, detail::fixed_order_tail))
     detail::fixed_order_tail_sums(space, last, len, sums, offset);
   else  // one row of too many columns for the tail: copied
     Kokkos::parallel_for(
