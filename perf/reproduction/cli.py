@@ -44,7 +44,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, help="the machine's cores, for openmp's all-cores count (default: all)")
     ap.add_argument("--from-results", metavar="DIR",
                     help="only rewrite the page from an earlier run's <DIR>/<paper>-runs (results.json, extras.json)")
+    ap.add_argument("--resume", metavar="DIR",
+                    help="keep the measurements of an earlier run's <DIR>/<paper>-runs and run only the cells it "
+                         "lacks (its failed and skipped runs, cheapest first within --budget); the runs outside "
+                         "the suites (figures, K-bar series) are kept from it, not run again")
     args = ap.parse_args(argv)
+    if args.resume and args.from_results:
+        ap.error("--resume and --from-results exclude each other")
     out = Path(args.out)
     runs = out / f"{args.paper}-runs"
     if args.from_results:
@@ -60,6 +66,16 @@ def main(argv=None) -> int:
     except ValueError as e:
         ap.error(str(e))
     mod = module(args.paper)
+    earlier = earlier_extras = None
+    if args.resume:
+        src = Path(args.resume) / f"{args.paper}-runs"
+        try:
+            earlier = json.loads((src / "results.json").read_text())
+            earlier_extras = json.loads((src / "extras.json").read_text())
+        except (OSError, ValueError) as e:
+            ap.error(f"--resume {args.resume}: no earlier {args.paper} run there ({e})")
+        if earlier_extras.get("quick", False) != args.quick:
+            ap.error(f"--resume {args.resume}: that run was {'' if earlier_extras.get('quick') else 'not '}--quick")
     budget = args.budget if args.budget is not None else (float("inf") if args.quick else 450.0)
     names = [e["name"] for e in exes]
     peers = [p for p in args.peer if p["name"] in getattr(mod, "PEERS", ())]
@@ -68,11 +84,20 @@ def main(argv=None) -> int:
     # The runs outside the suites (figures, K-bar) are reserved first; the suites get the rest.
     end = time.monotonic() + budget - common.FINISH_S  # the tables, plots and page after the last run
     # the runner's `info` run per executable, then the runs outside the suites
-    extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names) + mod.extras_seconds(names, args.quick, budget)
-    suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
+    extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names)
+    if earlier is None:
+        extras_s += mod.extras_seconds(names, args.quick, budget)
+    with common.resumed(common.recorded_runs(earlier) if earlier else set()):
+        suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
     doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
-    extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
-    extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
+    if earlier is None:
+        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
+        extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
+    else:
+        extras = dict(earlier_extras, resumed_budget_s=budget)
+        doc = common.merge_resumed(doc, earlier)
+        (runs / "results.json").write_text(json.dumps(doc, indent=2))
+        common.runner.report(doc, list(doc["backends"]), doc.get("reference") or earlier.get("reference"), runs)
     (runs / "extras.json").write_text(json.dumps(extras, indent=1))
     print(f"wrote {write_page(args.paper, doc, extras, out, args.quick)}")
     return 0

@@ -123,10 +123,31 @@ def fit_budget(runs: list[tuple[str, str, float]], budget: float, admit: float =
     return skipped
 
 
+# (case, backend) runs an earlier run recorded (perf/reproduce --resume): left out of the budget
+# and not run again; resumed() sets it.
+RECORDED: set[tuple[str, str]] = set()
+RECORDED_REASON = "recorded by the resumed run (--resume)"
+
+
+@contextlib.contextmanager
+def resumed(recorded: set[tuple[str, str]]):
+    """While active, apply_budget skips the (case, backend) runs in `recorded`."""
+    global RECORDED
+    before, RECORDED = RECORDED, set(recorded)
+    try:
+        yield
+    finally:
+        RECORDED = before
+
+
 def apply_budget(cases: list[dict], runs: list[tuple[str, str, float]], budget: float, quick: bool,
                  admit: float = ADMIT) -> dict:
     """fit_budget over `runs` (none with --quick), each case's `skip` given the reasons of its runs
-    left out. Returns {case name: estimated seconds of its runs kept}, the cost order_by_cost takes."""
+    left out; runs an earlier run recorded (resumed) are left out at no cost. Returns {case name:
+    estimated seconds of its runs kept}, the cost order_by_cost takes."""
+    for case in cases:
+        case["skip"].update({b: RECORDED_REASON for (name, b) in RECORDED if name == case["name"]})
+    runs = [r for r in runs if (r[0], r[1]) not in RECORDED]
     skipped = {} if quick else fit_budget(runs, budget, admit)
     cost = {}
     for name, backend, seconds in runs:
@@ -135,6 +156,35 @@ def apply_budget(cases: list[dict], runs: list[tuple[str, str, float]], budget: 
     for case in cases:
         case["skip"].update({b: why for (name, b), why in skipped.items() if name == case["name"]})
     return cost
+
+
+def recorded_runs(doc: dict) -> set[tuple[str, str]]:
+    """The (case, backend) runs a results document holds a measurement of."""
+    return {(e["case"], b) for e in doc.get("results", []) for b in e.get("backends", {})}
+
+
+def merge_resumed(doc: dict, earlier: dict) -> dict:
+    """doc (a resumed run's results) with the earlier run's measurements added where doc has none:
+    the runs it skipped as recorded, and cases it did not plan. The earlier run's backends are kept
+    under "earlier" so the page names both runs' executables."""
+    index = {e["case"]: e for e in doc.get("results", [])}
+    for old in earlier.get("results", []):
+        mine = index.get(old["case"])
+        if mine is None:
+            doc.setdefault("results", []).append(old)
+            continue
+        for b, summary in old.get("backends", {}).items():
+            if b not in mine.get("backends", {}):
+                mine.setdefault("backends", {})[b] = summary
+                mine.get("skipped", {}).pop(b, None)
+                mine.get("failures", {}).pop(b, None)
+    for key in ("schema", "date", "commit", "reference", "environment", "timed"):  # no suite ran: the earlier's
+        doc.setdefault(key, earlier.get(key))
+    for name, info in earlier.get("backends", {}).items():  # a backend only the earlier run had
+        doc.setdefault("backends", {}).setdefault(name, dict(info, from_earlier=True))
+    doc["earlier"] = {"date": earlier.get("date"), "commit": earlier.get("commit"),
+                      "backends": earlier.get("backends", {}), **({"earlier": earlier["earlier"]} if "earlier" in earlier else {})}
+    return doc
 
 
 def order_by_cost(cases: list[dict], cost: dict) -> list[dict]:
@@ -292,9 +342,15 @@ TABLE_HEAD = "| row | column | paper | Parity (backend: value) | note |\n|---|--
 
 
 def backend_facts(doc: dict) -> str:
-    lines = []
-    for name, b in doc.get("backends", {}).items():
-        lines.append(f"- {name}: {b.get('device_name')} ({b.get('execution_space')}, concurrency "
-                     f"{b.get('concurrency')}, threads {b.get('threads')}), {b.get('kernel_compiler')}, "
-                     f"Parity {b.get('parity', {}).get('commit', '?')}")
-    return "\n".join(lines) or "- (no backend ran)"
+    """The backends of this run, and of each earlier run a resumed run kept measurements of."""
+    def lines(d: dict) -> list[str]:
+        return [f"- {name}: {b.get('device_name')} ({b.get('execution_space')}, concurrency {b.get('concurrency')}, "
+                f"threads {b.get('threads')}), {b.get('kernel_compiler')}, Parity {b.get('parity', {}).get('commit', '?')}"
+                for name, b in d.get("backends", {}).items() if not b.get("from_earlier")]
+    out = lines(doc) or ["- (no backend ran)"]
+    earlier = doc.get("earlier")
+    while earlier:
+        out.append(f"- the cells this run did not measure come from a run of {earlier.get('date')}, whose backends were:")
+        out += ["  " + line for line in lines(earlier)]
+        earlier = earlier.get("earlier")
+    return "\n".join(out)

@@ -440,6 +440,47 @@ class Budget(unittest.TestCase):
         self.assertIn((10_000, (100, 4)), kbar)
         self.assertGreater(krusell_smith.extras_seconds(backends, False, budget), sum(kbar.values()))
 
+    def test_a_resumed_plan_spends_the_budget_on_what_is_not_recorded(self):
+        backends = ["serial", "openmp-1", "openmp-2", "openmp-4", "openmp-16", "cuda"]
+        every = {(c["name"], b) for s in dual_control.plan(backends, quick=False, budget=1e9) for c in s["cases"]
+                 for b in backends}
+        missing = ("optimal-256-double", "cuda")
+        with common.resumed(every - {missing}):
+            suites = dual_control.plan(backends, quick=False, budget=150.0)
+        for s in suites:
+            for case in s["cases"]:
+                for b in backends:
+                    if (case["name"], b) == missing:  # minutes on the device, alone in the budget
+                        self.assertNotIn(b, case["skip"])
+                    else:
+                        self.assertEqual(case["skip"][b], common.RECORDED_REASON, (case["name"], b))
+        self.assertEqual(common.RECORDED, set())  # only while resumed
+
+    def test_a_resumed_run_keeps_the_earlier_measurements(self):
+        earlier = {"date": "d1", "commit": "c1", "reference": "serial", "timed": "t",
+                   "backends": {"serial": {"device_name": "cpu", "parity": {"commit": "aaa"}},
+                                "cuda": {"device_name": "gpu", "parity": {"commit": "aaa"}}},
+                   "results": [{"suite": "s", "case": "x", "precision": "double",
+                                "backends": {"serial": {"median_s": 1.0}}, "failures": {"cuda": "killed"},
+                                "skipped": {}},
+                               {"suite": "s", "case": "y", "precision": "double",
+                                "backends": {"serial": {"median_s": 2.0}}, "failures": {}, "skipped": {}}]}
+        doc = {"date": "d2", "commit": "c2", "reference": "serial", "timed": "t",
+               "backends": {"cuda": {"device_name": "gpu", "parity": {"commit": "bbb"}}},
+               "results": [{"suite": "s", "case": "x", "precision": "double", "backends": {"cuda": {"median_s": 0.1}},
+                            "failures": {}, "skipped": {"serial": common.RECORDED_REASON}}]}
+        merged = common.merge_resumed(doc, json.loads(json.dumps(earlier)))
+        self.assertEqual(common.measured(merged, "x", "serial")[0], {"median_s": 1.0})
+        self.assertEqual(common.measured(merged, "x", "cuda")[0], {"median_s": 0.1})  # the new run's, not the failure
+        self.assertEqual(common.measured(merged, "y", "serial")[0], {"median_s": 2.0})  # a case not planned again
+        facts = common.backend_facts(merged)
+        self.assertIn("cuda: gpu", facts.splitlines()[0])
+        self.assertIn("Parity bbb", facts.splitlines()[0])
+        self.assertNotIn("serial", facts.splitlines()[0])
+        self.assertIn("from a run of d1", facts)
+        self.assertIn("serial: cpu", facts)
+        self.assertIn("Parity aaa", facts)
+
     def test_a_run_past_the_deadline_is_killed_and_named(self):
         with tempfile.TemporaryDirectory() as d:
             exe = Path(d, "fake-model")
@@ -476,6 +517,31 @@ class QuickRun(unittest.TestCase):
             self.assertIn("not run with --quick", parity)
             results = json.loads(Path(d, "dual-control-runs", "results.json").read_text())
             self.assertEqual(set(results["backends"]), {"serial", "openmp-1", "openmp-2"})
+            # resumed: only the run taken out of the earlier record runs again; the page is whole
+            entry = next(e for e in results["results"] if e["case"] == "optimal-8-double")
+            del entry["backends"]["openmp-2"]
+            Path(d, "dual-control-runs", "results.json").write_text(json.dumps(results))
+            again = Path(d, "again")
+            proc = subprocess.run([sys.executable, str(ROOT / "perf" / "reproduce"), "dual-control",
+                                   "--exe", f"openmp={EXE}", "--cores", "2", "--out", str(again), "--quick",
+                                   "--resume", d], capture_output=True, text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+            resumed = json.loads(Path(again, "dual-control-runs", "results.json").read_text())
+            for e in resumed["results"]:
+                old = next(x for x in results["results"] if x["case"] == e["case"])
+                for b, summary in e["backends"].items():
+                    if (e["case"], b) != ("optimal-8-double", "openmp-2"):
+                        self.assertEqual(summary, old["backends"][b], (e["case"], b))  # kept, not run again
+            entry = next(e for e in resumed["results"] if e["case"] == "optimal-8-double")
+            self.assertGreater(entry["backends"]["openmp-2"]["median_s"], 0.0)
+            skipped = [b for e in resumed["results"] for b, why in e["skipped"].items() if why == common.RECORDED_REASON]
+            self.assertEqual(skipped, [])  # every recorded run is back in the merged record
+            text = Path(again, "dual-control.md").read_text()
+            cells = assert_every_cell(self, load_paper("dual-control"), text)
+            _, parity = cells[("1", "8x8x8 (512 points), 1 thread", "Optimal: CPU Time")]
+            self.assertRegex(parity, r"serial: [0-9.]+ s")  # kept from the earlier run
+            self.assertIn("from a run of", text)
+            self.assertTrue(Path(again, "dual-control-runs", "table.md").exists())
 
     def test_januszewski_kostur_quick(self):
         with tempfile.TemporaryDirectory() as d:
