@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", metavar="DIR",
                     help="keep the measurements of an earlier run's <DIR>/<paper>-runs and run only the cells it "
                          "lacks (its failed and skipped runs, cheapest first within --budget); the runs outside "
-                         "the suites (figures, K-bar series) are kept from it, not run again")
+                         "the suites (figures, K-bar series) are kept from its extras.json, or run again where it has none")
     args = ap.parse_args(argv)
     if args.resume and args.from_results:
         ap.error("--resume and --from-results exclude each other")
@@ -71,10 +71,11 @@ def main(argv=None) -> int:
         src = Path(args.resume) / f"{args.paper}-runs"
         try:
             earlier = json.loads((src / "results.json").read_text())
-            earlier_extras = json.loads((src / "extras.json").read_text())
+            if (src / "extras.json").exists():  # a curated results folder may keep results.json alone
+                earlier_extras = json.loads((src / "extras.json").read_text())
         except (OSError, ValueError) as e:
             ap.error(f"--resume {args.resume}: no earlier {args.paper} run there ({e})")
-        if earlier_extras.get("quick", False) != args.quick:
+        if earlier_extras is not None and earlier_extras.get("quick", False) != args.quick:
             ap.error(f"--resume {args.resume}: that run was {'' if earlier_extras.get('quick') else 'not '}--quick")
     budget = args.budget if args.budget is not None else (float("inf") if args.quick else 450.0)
     names = [e["name"] for e in exes]
@@ -85,16 +86,17 @@ def main(argv=None) -> int:
     end = time.monotonic() + budget - common.FINISH_S  # the tables, plots and page after the last run
     # the runner's `info` run per executable, then the runs outside the suites
     extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names)
-    if earlier is None:
+    if earlier_extras is None:
         extras_s += mod.extras_seconds(names, args.quick, budget)
     with common.resumed(common.recorded_runs(earlier) if earlier else set()):
         suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
     doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
-    if earlier is None:
+    if earlier_extras is None:
         extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
         extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
     else:
         extras = dict(earlier_extras, resumed_budget_s=budget)
+    if earlier is not None:
         doc = common.merge_resumed(doc, earlier)
         (runs / "results.json").write_text(json.dumps(doc, indent=2))
         common.runner.report(doc, list(doc["backends"]), doc.get("reference") or earlier.get("reference"), runs)
