@@ -178,6 +178,11 @@ def merge_resumed(doc: dict, earlier: dict) -> dict:
                 mine.setdefault("backends", {})[b] = summary
                 mine.get("skipped", {}).pop(b, None)
                 mine.get("failures", {}).pop(b, None)
+        # why the earlier run has no value, for a backend this run did not have
+        for key in ("failures", "skipped"):
+            for b, why in old.get(key, {}).items():
+                if not any(b in mine.get(k, {}) for k in ("backends", "failures", "skipped")):
+                    mine.setdefault(key, {})[b] = why
     for key in ("schema", "date", "commit", "reference", "environment", "timed"):  # no suite ran: the earlier's
         doc.setdefault(key, earlier.get(key))
     for name, info in earlier.get("backends", {}).items():  # a backend only the earlier run had

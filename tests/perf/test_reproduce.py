@@ -464,15 +464,22 @@ class Budget(unittest.TestCase):
                                 "backends": {"serial": {"median_s": 1.0}}, "failures": {"cuda": "killed"},
                                 "skipped": {}},
                                {"suite": "s", "case": "y", "precision": "double",
-                                "backends": {"serial": {"median_s": 2.0}}, "failures": {}, "skipped": {}}]}
+                                "backends": {"serial": {"median_s": 2.0}}, "failures": {}, "skipped": {}},
+                               {"suite": "s", "case": "z", "precision": "double", "backends": {},
+                                "failures": {"cuda": "killed"}, "skipped": {"serial": "estimated 2 h"}}]}
         doc = {"date": "d2", "commit": "c2", "reference": "serial", "timed": "t",
                "backends": {"cuda": {"device_name": "gpu", "parity": {"commit": "bbb"}}},
                "results": [{"suite": "s", "case": "x", "precision": "double", "backends": {"cuda": {"median_s": 0.1}},
-                            "failures": {}, "skipped": {"serial": common.RECORDED_REASON}}]}
+                            "failures": {}, "skipped": {"serial": common.RECORDED_REASON}},
+                           {"suite": "s", "case": "z", "precision": "double", "backends": {}, "failures": {},
+                            "skipped": {"cuda": "estimated 6 min, does not fit"}}]}
         merged = common.merge_resumed(doc, json.loads(json.dumps(earlier)))
         self.assertEqual(common.measured(merged, "x", "serial")[0], {"median_s": 1.0})
         self.assertEqual(common.measured(merged, "x", "cuda")[0], {"median_s": 0.1})  # the new run's, not the failure
         self.assertEqual(common.measured(merged, "y", "serial")[0], {"median_s": 2.0})  # a case not planned again
+        # the reasons of the earlier run stay where this run had no executable, this run's elsewhere
+        self.assertIn("estimated 2 h", common.measured(merged, "z", "serial")[1])
+        self.assertIn("estimated 6 min", common.measured(merged, "z", "cuda")[1])
         facts = common.backend_facts(merged)
         self.assertIn("cuda: gpu", facts.splitlines()[0])
         self.assertIn("Parity bbb", facts.splitlines()[0])
