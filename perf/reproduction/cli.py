@@ -91,13 +91,14 @@ def main(argv=None) -> int:
     with common.resumed(common.recorded_runs(earlier) if earlier else set()):
         suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
     doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
+    if earlier is not None:
+        doc = common.merge_resumed(doc, earlier)
     if earlier_extras is None:
-        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end)
+        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end, doc=doc)
         extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
     else:
         extras = dict(earlier_extras, resumed_budget_s=budget)
     if earlier is not None:
-        doc = common.merge_resumed(doc, earlier)
         (runs / "results.json").write_text(json.dumps(doc, indent=2))
         common.runner.report(doc, list(doc["backends"]), doc.get("reference") or earlier.get("reference"), runs)
     (runs / "extras.json").write_text(json.dumps(extras, indent=1))

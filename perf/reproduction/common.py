@@ -268,15 +268,15 @@ def run_suites(suites: list[dict], exes: list[dict], out: Path, repetitions: int
     return json.loads(path.read_text()) if path.exists() else {"backends": {}, "results": []}
 
 
-def run_model(exe: dict, args: list[str], out_dir: Path, timeout: float) -> dict:
-    """One run with --output (arrays the runner does not keep) and its report; an 'error' entry
-    instead when it fails or times out."""
+def run_model(exe: dict, args: list[str], out_dir: Path, timeout: float, arrays: bool = True) -> dict:
+    """One run with --output (arrays the runner does not keep; arrays=False: none) and its report;
+    an 'error' entry instead when it fails or times out."""
     if timeout < 1.0:
         return {"error": "not run: the --budget had ended", "command": [exe["path"], *args]}
     out_dir.mkdir(parents=True, exist_ok=True)
     report = out_dir / "report.json"
     cmd = [exe["path"]] + (["--threads", str(exe["threads"])] if exe.get("threads") else [])
-    cmd += args + ["--output", str(out_dir / "arrays"), "--json", str(report), "--quiet"]
+    cmd += args + (["--output", str(out_dir / "arrays")] if arrays else []) + ["--json", str(report), "--quiet"]
     env = dict(os.environ, **runner.HOST_ENV)
     if exe.get("threads"):
         env["OMP_NUM_THREADS"] = str(exe["threads"])
@@ -286,7 +286,8 @@ def run_model(exe: dict, args: list[str], out_dir: Path, timeout: float) -> dict
         return {"error": f"timed out after {fmt_seconds(timeout)}", "command": cmd}
     if proc.returncode not in (0, 3) or not report.exists():
         return {"error": f"exited {proc.returncode}: {proc.stderr.strip()[-300:]}", "command": cmd}
-    return {"report": json.loads(report.read_text()), "arrays": str(out_dir / "arrays"), "command": cmd}
+    return {"report": json.loads(report.read_text()), "arrays": str(out_dir / "arrays") if arrays else None,
+            "command": cmd}
 
 
 def measured(doc: dict, case: str, backend: str):

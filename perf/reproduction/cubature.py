@@ -138,7 +138,8 @@ def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"
     return 0.0
 
 
-def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None) -> dict:
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
+               doc: dict | None = None) -> dict:
     return {"accelerator": common.accelerator([e["name"] for e in exes])}
 
 

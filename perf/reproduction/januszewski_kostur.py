@@ -135,7 +135,8 @@ def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"
     return total + _seconds("kuramoto-mean-field", acc, n * k, "float") + PLOT_S
 
 
-def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None) -> dict:
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
+               doc: dict | None = None) -> dict:
     """On the accelerator: perf/figures/josephson_fig2.sh at Fig. 2's size (its reports time the
     Fig. 2 cells) and the Fig. 4 run with --output, each drawn."""
     names = [e["name"] for e in exes]

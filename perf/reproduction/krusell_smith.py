@@ -144,7 +144,8 @@ def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"
     return sum(kbar_plan(backends, quick, budget).values()) + figures
 
 
-def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None) -> dict:
+def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
+               doc: dict | None = None) -> dict:
     """The K-bar error runs (--max-iter 5 --output on the CPU series in double and on the
     accelerator in each approach, the same seed and start) of the cases kbar_plan keeps, and one
     converged solve with --output for Figures B.1-B.3; none past `until` (time.monotonic())."""

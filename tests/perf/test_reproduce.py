@@ -595,6 +595,47 @@ class QuickRun(unittest.TestCase):
                 counts = {s["results"]["evaluations"] for s in entry["backends"].values()}
                 self.assertEqual(len(counts), 1, entry["case"])
 
+    def test_dual_control_memory_of_an_unmeasured_host_run(self):
+        # Every case measured but one core's inert 8^3: only that one gets a memory run, stopped
+        # after its first sweep, and the page shows its peak beside the measured cells'.
+        exes = [{"name": "openmp-1", "path": EXE, "threads": 1}]
+        suites = dual_control.plan(["openmp-1"], quick=False, budget=1e9)
+        doc = {"backends": {"openmp-1": {"threads": 1}}, "results": []}
+        for suite in suites:
+            for case in suite["cases"]:
+                measured = {} if case["name"] == "inert-8-double" else {
+                    "openmp-1": {"median_s": 1.0, "memory": {"host_peak_resident_bytes": 2**20 * 20}}}
+                doc["results"].append({"suite": suite["name"], "case": case["name"], "precision": "double",
+                                       "backends": measured, "failures": {}, "skipped": {} if measured else
+                                       {"openmp-1": "estimated 9 min, does not fit"}})
+        with tempfile.TemporaryDirectory() as d:
+            extras = dual_control.run_extras(exes, False, Path(d), 100.0, 60.0, time.monotonic() + 60.0, doc=doc)
+            self.assertEqual(list(extras["memory"]), ["inert-8-double"])
+            run = extras["memory"]["inert-8-double"]["openmp-1"]
+            self.assertEqual(run["status"], "time_limit")
+            self.assertGreater(run["host_peak_resident_bytes"], 2**20)
+            text = write_page("dual-control", doc, extras, Path(d), quick=False).read_text()
+            _, parity = page_cells(text)[("1", "8x8x8 (512 points), 1 thread", "Cautionary Myopic: Memory Usage")]
+            self.assertIn("<br>openmp-1: 20 MiB", parity)
+            _, parity = page_cells(text)[("1", "8x8x8 (512 points), 1 thread", "Inert Uninformative: Memory Usage")]
+            mib = run["host_peak_resident_bytes"] / 2**20
+            self.assertIn(f"openmp-1 (a run stopped after its first sweep): {common.fmt(mib)} MiB", parity)
+
+    def test_dual_control_allocates_everything_before_its_first_sweep(self):
+        # What the memory runs rely on: a solve stopped after its first sweep has allocated all a
+        # whole solve does (the same Kokkos peak) and reaches the same resident set.
+        peaks = {}
+        with tempfile.TemporaryDirectory() as d:
+            for limit in ("0", dual_control.MEMORY_RUN_LIMIT):
+                run = common.run_model({"name": "openmp-1", "path": EXE, "threads": 1},
+                                       ["dual-control", "--policy", "optimal", "--grid", "16,16,16", "--time-limit", limit],
+                                       Path(d, limit), 300.0, arrays=False)
+                self.assertNotIn("error", run)
+                peaks[limit] = run["report"]["memory"]
+        whole, first = peaks["0"], peaks[dual_control.MEMORY_RUN_LIMIT]
+        self.assertEqual(whole["kokkos_peak_bytes"], first["kokkos_peak_bytes"])
+        self.assertLess(abs(whole["host_peak_resident_bytes"] / first["host_peak_resident_bytes"] - 1), 0.05)
+
     def test_krusell_smith_quick(self):
         with tempfile.TemporaryDirectory() as d:
             proc = subprocess.run([sys.executable, str(ROOT / "perf" / "reproduce"), "krusell-smith",
