@@ -308,6 +308,11 @@ def measured(doc: dict, case: str, backend: str):
     return None, f"no {backend} executable in this run"
 
 
+def labelled(label: str, how: str | None) -> str:
+    """A cell's backend label with how its value was reached (scaled, from another run), if not measured."""
+    return f"{label} ({how})" if how else label
+
+
 def fmt(v, unit: str = "") -> str:
     if v is None:
         return "—"

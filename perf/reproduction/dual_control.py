@@ -178,7 +178,7 @@ def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
                 continue
             if q == "time":
                 v, why, how = _host_time(doc, policy, n, precision, b, quick)
-                out.append((f"{label} ({how})" if how else label, v, why))
+                out.append((common.labelled(label, how), v, why))
             else:
                 s, why = common.measured(doc, case_name(policy, n, precision), b)
                 m = (s or {}).get("memory") or {}
@@ -188,7 +188,7 @@ def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
                     run = extras.get("memory", {}).get(case_name(policy, n, precision), {}).get(b)
                     if run and run.get("host_peak_resident_bytes"):
                         m = run
-                        label += " (a run stopped after its first sweep)"
+                        label = common.labelled(label, "a run stopped after its first sweep")
                     elif run:
                         why += f"; its memory run: {run.get('error') or 'no memory record'}"
                 out.append((label, m["host_peak_resident_bytes"] / 2**20 if m.get("host_peak_resident_bytes") else None,
@@ -205,7 +205,7 @@ def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
                 continue
             v, why, how = _host_time(doc, policy, n, precision, b, quick)
             label = f"{b} (all cores)" if b in all_cores else b
-            out.append((f"{label} ({how})" if how else label, v, why))
+            out.append((common.labelled(label, how), v, why))
         return out or [("—", None, "no accelerator in this run")]
     num = cpu if q == "cpu1_over_gpu" else "openmp-4"
     if num is None or num not in backends:

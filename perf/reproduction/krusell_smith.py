@@ -432,13 +432,13 @@ def _parity_values(cell, doc, extras, quick, by_thread, all_cores, cpu, acc):
                     f" ({extras.get('dropped', {}).get(b)})" if extras.get("dropped", {}).get(b) else "")))
                 continue
             v, why, how = _value(doc, q, "software-double", agents, grid, b, scale=not quick)
-            out.append((f"{label} ({how})" if how else label, v, why))
+            out.append((common.labelled(label, how), v, why))
         return out
     approach = cell["approach"]
     if q in ("panel_speedup", "total_speedup"):
         v, why, how = _speedup(doc, q, approach, agents, grid, cpu, acc, scale=not quick)
         label = f"{cpu}/{acc}" if cpu and acc else "ratio"
-        return [(f"{label} ({how})" if how else label, v, why)]
+        return [(common.labelled(label, how), v, why)]
     if q == "kbar_error":
         entry = extras.get("kbar", {}).get(f"{agents}/{grid[0]}x{grid[1]}", {"reason": "K-bar runs not made"})
         if "reason" in entry:
