@@ -240,7 +240,9 @@ def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
               "policy on the largest smaller grid, per point update (inert, myopic) or objective evaluation "
               "(optimal), by the work another backend's run of the case did (the same sweeps and nearly the "
               "same evaluations on every backend), and labelled so; larger grids leave the caches, so these "
-              "are lower bounds more than estimates. Estimated times: " + BASIS + ". See docs/reproducing.md.", ""]
+              "are lower bounds more than estimates. A host memory cell no run measured comes from the case stopped "
+              "after its first sweep (every grid is allocated by then), labelled so. Estimated times: " + BASIS +
+              ". See docs/reproducing.md.", ""]
     for table in ("1", "2"):
         meta = paper["tables"][table]
         lines += [f"## Table {table}: {meta['title']}", "", meta["note"], "", common.TABLE_HEAD]
