@@ -50,7 +50,6 @@ void Integrator<ExecutionSpace, Real, F>::stop_at_budget() {
   abandon_parked();
   res.integral = fin_est;
   res.error = fin_err;
-  res.last_error = res.error;
   res.regions = fin_regions;
   budget_hit = true;
   done = true;
