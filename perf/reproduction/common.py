@@ -166,7 +166,9 @@ def recorded_runs(doc: dict) -> set[tuple[str, str]]:
 def merge_resumed(doc: dict, earlier: dict) -> dict:
     """doc (a resumed run's results) with the earlier run's measurements added where doc has none:
     the runs it skipped as recorded, and cases it did not plan. The earlier run's backends are kept
-    under "earlier" so the page names both runs' executables."""
+    under "earlier" so the page names both runs' executables. Entries match by case name alone, not
+    as runner.merge_results matches them (suite, case, precision): a case's suite depends on the
+    backends a run plans for, so a resumed case can sit in another suite than before."""
     index = {e["case"]: e for e in doc.get("results", [])}
     for old in earlier.get("results", []):
         mine = index.get(old["case"])

@@ -199,14 +199,14 @@ def _cell_values(cell, doc, cpu, acc, hosts, quick):
         if acc is None:
             return [("—", None, "no accelerator in this run")]
         out = []
-        for kind, tag in (("full", ""), ("cuhre-average", "--cuhre-average, ")):
+        for kind, flag in (("full", None), ("cuhre-average", "--cuhre-average")):
             s, why = _summary(doc, f, n, tol, kind, acc)
             if s is None:
-                out.append((f"{acc} ({tag.rstrip(', ')})" if tag else acc, None, why))
+                out.append((common.labelled(acc, flag), None, why))
             elif q == "gpu_time":
-                out.append((f"{acc} ({tag}{_status(s)})", s["median_s"], None))
+                out.append((common.labelled(acc, ", ".join(filter(None, (flag, _status(s))))), s["median_s"], None))
             else:
-                out.append((f"{acc} ({tag.rstrip(', ')})" if tag else acc, float(s["results"]["evaluations"]), None))
+                out.append((common.labelled(acc, flag), float(s["results"]["evaluations"]), None))
         return out
     if q == "cpu_time":
         out = []

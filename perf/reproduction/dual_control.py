@@ -33,6 +33,12 @@ def case_name(policy: str, n: int, precision: str) -> str:
     return f"{policy}-{n}-{precision}"
 
 
+def case_args(policy: str, n: int, precision: str) -> list[str]:
+    """The model's arguments of a case (the optimal policy by the paper's plain value iteration)."""
+    return (["--policy", policy] + (["--algorithm", "paper"] if policy == "optimal" else [])
+            + ["--grid", f"{n},{n},{n}", "--precision", precision])
+
+
 def solve_seconds(policy: str, n: int, precision: str, backend: str) -> float:
     """One solve's estimated wall seconds on a backend (start-up included)."""
     factor = FLOAT_FACTOR if precision == "float" else 1.0
@@ -49,8 +55,7 @@ def plan(backends: list[str], quick: bool, budget: float) -> list[dict]:
     for n in (QUICK_GRIDS if quick else GRIDS):
         for policy in POLICIES:
             for precision in PRECISIONS:
-                args = ["--policy", policy] + (["--algorithm", "paper"] if policy == "optimal" else [])
-                args += ["--grid", f"{n},{n},{n}", "--precision", precision]
+                args = case_args(policy, n, precision)
                 once = {b: solve_seconds(policy, n, precision, b) for b in backends}
                 repeated = quick or max(once.values(), default=0.0) <= REPEATED_UNDER_S
                 count = 1 if quick else (4 if repeated else 1)
@@ -96,8 +101,7 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
             for exe in exes:
                 if not common.threads_of(exe["name"]) or common.measured(doc, name, exe["name"])[0] is not None:
                     continue
-                args = ["dual-control", "--policy", policy, "--grid", f"{n},{n},{n}", "--precision", "double",
-                        "--time-limit", MEMORY_RUN_LIMIT]
+                args = ["dual-control", *case_args(policy, n, "double"), "--time-limit", MEMORY_RUN_LIMIT]
                 run = common.run_model(exe, args, out / "memory-runs" / f"{name}-{exe['name']}",
                                        common.seconds_left(until, timeout), arrays=False)
                 if "error" in run:

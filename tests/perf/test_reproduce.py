@@ -628,7 +628,8 @@ class QuickRun(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for limit in ("0", dual_control.MEMORY_RUN_LIMIT):
                 run = common.run_model({"name": "openmp-1", "path": EXE, "threads": 1},
-                                       ["dual-control", "--policy", "optimal", "--grid", "16,16,16", "--time-limit", limit],
+                                       ["dual-control", *dual_control.case_args("optimal", 8, "double"),
+                                        "--time-limit", limit],
                                        Path(d, limit), 300.0, arrays=False)
                 self.assertNotIn("error", run)
                 peaks[limit] = run["report"]["memory"]
