@@ -47,7 +47,11 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", metavar="DIR",
                     help="keep the measurements of an earlier run's <DIR>/<paper>-runs and run only the cells it "
                          "lacks (its failed and skipped runs, cheapest first within --budget); the runs outside "
-                         "the suites (figures, K-bar series) are kept from its extras.json, or run again where it has none")
+                         "the suites (figures, K-bar series, memory runs) are kept from its extras.json, or run again "
+                         "where it has none (Krusell-Smith's K-bar cells and dual control's memory runs: those it lacks)")
+    ap.add_argument("--extras-budget", type=float, metavar="S",
+                    help="seconds of --budget kept for the runs outside the suites (figures, K-bar series, memory "
+                         "runs), which the suites leave them (default: each paper's estimate of its own)")
     args = ap.parse_args(argv)
     if args.resume and args.from_results:
         ap.error("--resume and --from-results exclude each other")
@@ -78,6 +82,10 @@ def main(argv=None) -> int:
         if earlier_extras is not None and earlier_extras.get("quick", False) != args.quick:
             ap.error(f"--resume {args.resume}: that run was {'' if earlier_extras.get('quick') else 'not '}--quick")
     budget = args.budget if args.budget is not None else (float("inf") if args.quick else 450.0)
+    reserve = args.extras_budget
+    if reserve is not None and not 0 <= reserve <= budget:
+        ap.error(f"--extras-budget {reserve:g}: must be between 0 and the --budget ({budget:g})")
+    resumes_extras = getattr(mod, "RESUMES_EXTRAS", False)
     names = [e["name"] for e in exes]
     peers = [p for p in args.peer if p["name"] in getattr(mod, "PEERS", ())]
     if len(peers) != len(args.peer):
@@ -86,15 +94,18 @@ def main(argv=None) -> int:
     end = time.monotonic() + budget - common.FINISH_S  # the tables, plots and page after the last run
     # the runner's `info` run per executable, then the runs outside the suites
     extras_s = sum(common.run_seconds(n, 0.0, 0.0) for n in names)
-    if earlier_extras is None:
-        extras_s += mod.extras_seconds(names, args.quick, budget)
+    if reserve is not None:
+        extras_s += reserve
+    elif earlier_extras is None or resumes_extras:
+        extras_s += mod.extras_seconds(names, args.quick, budget, earlier=earlier_extras)
     with common.resumed(common.recorded_runs(earlier) if earlier else set()):
         suites = mod.plan(names + [p["name"] for p in peers], args.quick, max(0.0, budget - common.FINISH_S - extras_s))
     doc = common.run_suites(suites, exes, runs, None, None, args.timeout, end - extras_s, peers)
     if earlier is not None:
         doc = common.merge_resumed(doc, earlier)
-    if earlier_extras is None:
-        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end, doc=doc)
+    if earlier_extras is None or resumes_extras:
+        extras = mod.run_extras(exes, args.quick, runs, budget, args.timeout, end, doc=doc, reserve=reserve,
+                                earlier=earlier_extras)
         extras.update({"dropped": dropped, "quick": args.quick, "budget_s": None if budget == float("inf") else budget})
     else:
         extras = dict(earlier_extras, resumed_budget_s=budget)

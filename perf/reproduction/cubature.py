@@ -134,12 +134,12 @@ def _not_run(kind: str, backend: str, acc: str | None) -> str:
     return "a peer runs its own case"
 
 
-def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"), earlier=None) -> float:
     return 0.0
 
 
 def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
-               doc: dict | None = None) -> dict:
+               doc: dict | None = None, reserve: float | None = None, earlier: dict | None = None) -> dict:
     return {"accelerator": common.accelerator([e["name"] for e in exes])}
 
 

@@ -82,17 +82,25 @@ MEMORY_RESERVE_S = 90.0
 MEMORY_RUN_LIMIT = "0.001"  # --time-limit: stop after the first sweep
 
 
-def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
+# --resume keeps the earlier run's memory runs and makes those it lacks.
+RESUMES_EXTRAS = True
+
+
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"), earlier=None) -> float:
     hosts = any(common.threads_of(b) for b in backends)
     return 0.0 if quick or not hosts else min(MEMORY_RESERVE_S, 0.2 * budget)
 
 
 def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
-               doc: dict | None = None) -> dict:
+               doc: dict | None = None, reserve: float | None = None, earlier: dict | None = None) -> dict:
     """The accelerator, and the memory runs: each Table 1 cell (double) of a host backend whose
     solve no run measured, run to the end of its first sweep, smallest grid first, within the
-    deadline."""
+    deadline; those an `earlier` run made are kept."""
     extras = {"accelerator": common.accelerator([e["name"] for e in exes]), "memory": {}}
+    for name, runs in ((earlier or {}).get("memory") or {}).items():
+        for b, entry in runs.items():
+            if "error" not in entry:
+                extras["memory"].setdefault(name, {})[b] = entry
     if quick or doc is None:
         return extras
     for n in GRIDS:
@@ -100,6 +108,8 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
             name = case_name(policy, n, "double")
             for exe in exes:
                 if not common.threads_of(exe["name"]) or common.measured(doc, name, exe["name"])[0] is not None:
+                    continue
+                if exe["name"] in extras["memory"].get(name, {}):
                     continue
                 args = ["dual-control", *case_args(policy, n, "double"), "--time-limit", MEMORY_RUN_LIMIT]
                 run = common.run_model(exe, args, out / "memory-runs" / f"{name}-{exe['name']}",
@@ -226,7 +236,8 @@ def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
     backends = list(doc.get("backends", {}))
     cpu = common.cpu_reference(backends)
-    acc = extras.get("accelerator") or common.accelerator(backends)
+    # a resumed run's record may hold the device runs of the earlier one
+    acc = common.device_backend(backends) or extras.get("accelerator") or common.accelerator(backends)
     all_cores = [b for b in backends if b.startswith("openmp-") and common.threads_of(b) not in (1, 2, 4)]
     lines = [f"# Reproducing {paper['paper']}", "",
              f"Model `{paper['model']}`, defaults (32 Gauss-Hermite nodes, tolerances 1e-6 / 1e-4), the optimal "

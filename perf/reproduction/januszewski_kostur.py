@@ -119,7 +119,7 @@ def _seconds(program: str, backend: str, work: float, precision: str) -> float:
                               work / DEVICE_RATE[program] * slower)
 
 
-def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"), earlier=None) -> float:
     """The Fig. 2 script (per precision: Fig. 2's run and the <<v>>(a) sweep of 100 x 2^13 paths,
     each plotted) and the Fig. 4 run, on the accelerator."""
     acc = common.accelerator(backends)
@@ -136,7 +136,7 @@ def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"
 
 
 def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
-               doc: dict | None = None) -> dict:
+               doc: dict | None = None, reserve: float | None = None, earlier: dict | None = None) -> dict:
     """On the accelerator: perf/figures/josephson_fig2.sh at Fig. 2's size (its reports time the
     Fig. 2 cells) and the Fig. 4 run with --output, each drawn."""
     names = [e["name"] for e in exes]

@@ -111,10 +111,35 @@ def _cpu_series(backends: list[str]):
     return max(hosts, key=common.threads_of) if hosts else None
 
 
-def kbar_plan(backends: list[str], quick: bool, budget: float) -> dict:
+def _kbar_complete(entry: dict) -> bool:
+    """Whether an earlier run's K-bar entry has every approach's value (or its reason for none
+    that no other run would change)."""
+    return "cpu" in entry and all("value" in entry.get(a, {}) or "own run" in entry.get(a, {}).get("reason", "")
+                                  for a in APPROACHES)
+
+
+def _figures_cost(backends: list[str], quick: bool) -> float:
+    acc = common.accelerator(backends)
+    if acc is None or quick:
+        return 0.0
+    a, g = FIGURES_CASE
+    return run_seconds(a, g, ITERATIONS["software-double"], acc)
+
+
+def _kept_figures_run(earlier: dict | None):
+    """An earlier run's figures solve, where it finished and its arrays are still there."""
+    run = (earlier or {}).get("figures_run")
+    if run and "error" not in run and Path(run.get("arrays", "")).is_dir():
+        return run
+    return None
+
+
+def kbar_plan(backends: list[str], quick: bool, budget: float, reserve: float | None = None,
+              done=frozenset()) -> dict:
     """{(agents, grid): estimated seconds} of the K-bar cases run (the CPU series in double and
     each approach on the accelerator, KBAR_ITERATIONS outer iterations each), cheapest first while
-    they fit KBAR_SHARE of the budget; all of them with --quick."""
+    they fit KBAR_SHARE of the budget, or the --extras-budget `reserve` less the figures' solve;
+    all of them with --quick. Cases in `done` (an earlier run's) are not run again."""
     cpu, acc = _cpu_series(backends), common.accelerator(backends)
     if cpu is None or acc is None:
         return {}
@@ -122,50 +147,68 @@ def kbar_plan(backends: list[str], quick: bool, budget: float) -> dict:
     for agents in AGENTS:
         for grid in GRIDS:
             size = case_size(agents, grid, quick)
-            if size is not None:
+            if size is not None and (agents, grid) not in done:
                 a, g = size
                 costs[(agents, grid)] = (run_seconds(a, g, KBAR_ITERATIONS, cpu)
                                          + len(APPROACHES) * run_seconds(a, g, KBAR_ITERATIONS, acc))
+    limit = KBAR_SHARE * budget if reserve is None else reserve - _figures_cost(backends, quick)
     kept, used = {}, 0.0
     for key, seconds in sorted(costs.items(), key=lambda kv: kv[1]):
-        if quick or used + seconds <= KBAR_SHARE * budget:
+        if quick or used + seconds <= limit:
             kept[key] = seconds
             used += seconds
     return kept
 
 
-def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf")) -> float:
+def _kbar_done(earlier: dict | None) -> dict:
+    """{(agents, grid): entry} of an earlier run's complete K-bar cells."""
+    done = {}
+    for key, entry in ((earlier or {}).get("kbar") or {}).items():
+        agents, grid = key.split("/")
+        if _kbar_complete(entry):
+            done[(int(agents), tuple(int(x) for x in grid.split("x")))] = entry
+    return done
+
+
+# --resume keeps the earlier run's complete K-bar cells and figures' solve and makes the rest.
+RESUMES_EXTRAS = True
+
+
+def extras_seconds(backends: list[str], quick: bool, budget: float = float("inf"), earlier=None) -> float:
     """The K-bar runs kbar_plan keeps and the figures' solve on the accelerator."""
-    acc = common.accelerator(backends)
-    figures = 0.0
-    if acc is not None and not quick:
-        a, g = FIGURES_CASE
-        figures = run_seconds(a, g, ITERATIONS["software-double"], acc)
-    return sum(kbar_plan(backends, quick, budget).values()) + figures
+    figures = 0.0 if _kept_figures_run(earlier) else _figures_cost(backends, quick)
+    return sum(kbar_plan(backends, quick, budget, done=set(_kbar_done(earlier))).values()) + figures
 
 
 def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout: float, until=None,
-               doc: dict | None = None) -> dict:
+               doc: dict | None = None, reserve: float | None = None, earlier: dict | None = None) -> dict:
     """The K-bar error runs (--max-iter 5 --output on the CPU series in double and on the
     accelerator in each approach, the same seed and start) of the cases kbar_plan keeps, and one
-    converged solve with --output for Figures B.1-B.3; none past `until` (time.monotonic())."""
+    converged solve with --output for Figures B.1-B.3; none past `until` (time.monotonic()). An
+    `earlier` run's complete K-bar cells and figures' solve are kept."""
     names = [e["name"] for e in exes]
     by_name = {e["name"]: e for e in exes}
     acc = common.accelerator(names)
     cpu = _cpu_series(names)
-    kept = kbar_plan(names, quick, budget)
-    extras = {"kbar": {}, "kbar_cpu": cpu, "accelerator": acc, "figures_run": None}
+    done = _kbar_done(earlier)
+    kept = kbar_plan(names, quick, budget, reserve, done=set(done))
+    extras = {"kbar": {}, "kbar_cpu": cpu or (earlier or {}).get("kbar_cpu"), "accelerator": acc,
+              "figures_run": _kept_figures_run(earlier)}
     fig_size = QUICK_CASES[(10_000, (100, 4))] if quick else FIGURES_CASE
-    if acc is not None:
+    if acc is not None and extras["figures_run"] is None:
         a, g = fig_size
         args = ["krusell-smith", "--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}"]
         run = common.run_model(by_name[acc], args + (QUICK_ARGS if quick else []), out / "figures-run",
                                common.seconds_left(until, timeout))
         extras["figures_run"] = {k: v for k, v in run.items() if k != "report"}
+    share = f"{KBAR_SHARE:.0%} of the budget (--budget)" if reserve is None else "the --extras-budget"
     for agents in AGENTS:
         for grid in GRIDS:
             key = f"{agents}/{grid[0]}x{grid[1]}"
             size = case_size(agents, grid, quick)
+            if (agents, grid) in done:
+                extras["kbar"][key] = done[(agents, grid)]
+                continue
             if size is None:
                 extras["kbar"][key] = {"reason": "not run with --quick"}
                 continue
@@ -176,8 +219,7 @@ def run_extras(exes: list[dict], quick: bool, out: Path, budget: float, timeout:
             if (agents, grid) not in kept:
                 est = run_seconds(a, g, KBAR_ITERATIONS, cpu)
                 extras["kbar"][key] = {"reason": f"the CPU series on {cpu} estimated {common.fmt_seconds(est)}; the "
-                                                 f"K-bar runs kept within {KBAR_SHARE:.0%} of the budget (--budget) "
-                                                 "are the cheaper cases"}
+                                                 f"K-bar runs kept within {share} are the cheaper cases"}
                 continue
             base = ["krusell-smith", "--preset", "paper", "--agents", str(a), "--grid", f"{g[0]},{g[1]}",
                     "--max-iter", str(KBAR_ITERATIONS)]
@@ -351,7 +393,8 @@ def _speedup(doc, quantity, approach, agents, grid, cpu, acc, scale=False):
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
     backends = list(doc.get("backends", {}))
     cpu = common.cpu_reference(backends)
-    acc = extras.get("accelerator") or common.accelerator(backends)
+    # a resumed run's record may hold the device runs of the earlier one
+    acc = common.device_backend(backends) or extras.get("accelerator") or common.accelerator(backends)
     by_thread = {1: [b for b in ("serial", "openmp-1") if b in backends], 2: ["openmp-2"], 4: ["openmp-4"]}
     all_cores = [b for b in backends if b.startswith("openmp-") and common.threads_of(b) not in (1, 2, 4)]
     lines = [f"# Reproducing {paper['paper']}", "",

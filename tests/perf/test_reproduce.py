@@ -440,6 +440,38 @@ class Budget(unittest.TestCase):
         self.assertIn((10_000, (100, 4)), kbar)
         self.assertGreater(krusell_smith.extras_seconds(backends, False, budget), sum(kbar.values()))
 
+    def test_krusell_smith_kbar_cells_within_an_extras_budget_and_resumed(self):
+        backends = ["serial", "openmp-1", "openmp-2", "openmp-4", "openmp-16", "cuda"]
+        every = krusell_smith.kbar_plan(backends, False, 1e9)
+        self.assertEqual(len(every), len(krusell_smith.AGENTS) * len(krusell_smith.GRIDS))
+        headline = (10_000_000, (100, 4))
+        # the 10^7-agent cells never fit a quarter of a 560 s budget; an --extras-budget holds them
+        self.assertNotIn(headline, krusell_smith.kbar_plan(backends, False, 560.0))
+        figures = krusell_smith._figures_cost(backends, False)
+        reserve = figures + every[headline] + 1.0
+        kept = krusell_smith.kbar_plan(backends, False, 560.0, reserve=reserve, done=set(every) - {headline})
+        self.assertEqual(kept, {headline: every[headline]})
+        self.assertEqual(krusell_smith.kbar_plan(backends, False, 560.0, reserve=reserve - 2.0,
+                                                 done=set(every) - {headline}), {})
+        # an earlier run's complete cells are kept, an incomplete one is run again
+        value = {"value": 0.1}
+        complete = {"cpu": {}, **{a: value for a in krusell_smith.APPROACHES}}
+        earlier = {"kbar": {"10000/100x4": complete, "500000/100x4": dict(complete, **{"software-single": {
+            "reason": "cuda run failed: killed"}}), "10000000/100x4": {"reason": "estimated 3 min"}}}
+        self.assertEqual(set(krusell_smith._kbar_done(earlier)), {(10_000, (100, 4))})
+        self.assertLess(krusell_smith.extras_seconds(backends, False, 1e9, earlier=earlier),
+                        krusell_smith.extras_seconds(backends, False, 1e9))
+
+    def test_an_extras_budget_outside_the_budget_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            for reserve in ("20", "-1"):
+                proc = subprocess.run([sys.executable, str(ROOT / "perf" / "reproduce"), "dual-control",
+                                       "--exe", f"openmp={EXE}", "--cores", "2", "--out", d, "--budget", "10",
+                                       "--extras-budget", reserve], capture_output=True, text=True, timeout=60)
+                self.assertEqual(proc.returncode, 2, proc.stderr[-2000:])
+                self.assertIn("--extras-budget", proc.stderr)
+                self.assertEqual(list(Path(d).iterdir()), [])
+
     def test_a_resumed_plan_spends_the_budget_on_what_is_not_recorded(self):
         backends = ["serial", "openmp-1", "openmp-2", "openmp-4", "openmp-16", "cuda"]
         every = {(c["name"], b) for s in dual_control.plan(backends, quick=False, budget=1e9) for c in s["cases"]
@@ -620,6 +652,11 @@ class QuickRun(unittest.TestCase):
             _, parity = page_cells(text)[("1", "8x8x8 (512 points), 1 thread", "Inert Uninformative: Memory Usage")]
             mib = run["host_peak_resident_bytes"] / 2**20
             self.assertIn(f"openmp-1 (a run stopped after its first sweep): {common.fmt(mib)} MiB", parity)
+            # resumed from these extras: the memory run is kept, not made again
+            again = dual_control.run_extras(exes, False, Path(d, "again"), 100.0, 60.0, time.monotonic() + 60.0,
+                                            doc=doc, earlier=extras)
+            self.assertEqual(again["memory"], extras["memory"])
+            self.assertFalse(Path(d, "again", "memory-runs").exists())
 
     def test_dual_control_allocates_everything_before_its_first_sweep(self):
         # What the memory runs rely on: a solve stopped after its first sweep has allocated all a
