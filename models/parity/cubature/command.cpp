@@ -132,6 +132,7 @@ nlohmann::json result_json(Params const& p, RunResult const& r) {
        {"phase2_evaluations", x.phase2_evaluations},
        {"phase2_budget_limited", x.phase2_budget_limited},
        {"phase2_storage_limited", x.phase2_storage_limited},
+       {"phase2_regrown", x.phase2_regrown},
        {"phase2_batch", x.phase2_batch},
        {"phase2_rounds", x.phase2_rounds},
        {"heap_capacity", x.heap_capacity},

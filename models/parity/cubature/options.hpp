@@ -126,7 +126,8 @@ struct Options : run::SolveOptions {
   int max_split = 8;  // default 8: paper mode, most pieces one region is cut into in a phase-1 step
   int max_phase1_iterations = 64;  // default 64 in paper mode; improved mode: 16 times this
   int heap_capacity = 0;  // default 0: subregions each phase-2 region may hold; 0: as many as
-                          // max_memory_mb allows with every phase-2 region resident
+                          // max_memory_mb allows with every phase-2 region resident, the regions
+                          // whose heap fills then continuing in larger heaps
   double max_memory_mb = 512.0;  // default 512: all phase-2 heaps of one batch together; improved
                                  // mode: also the phase-1 region lists
   double max_host_memory_mb = 0.0;  // default 0: improved mode, regions parked in host memory while
@@ -165,6 +166,7 @@ struct Result {
   std::int64_t phase2_evaluations = 0;  // integrand evaluations of phase 2
   std::int64_t phase2_budget_limited = 0;  // of those, stopped by their evaluation share
   std::int64_t phase2_storage_limited = 0;  // of those, stopped by a full heap
+  std::int64_t phase2_regrown = 0;  // heaps that filled and continued larger (a heap each time)
   std::int64_t phase2_batch = 0;  // phase-2 regions run at once
   int phase2_rounds = 0;  // phase-2 launches over all regions: 1 + redistributions
   std::int64_t phase1_capacity = 0;  // longest region list phase 1 may hold
@@ -179,7 +181,7 @@ struct Result {
   ErrorEstimate error_estimate = ErrorEstimate::difference;  // the one used
   Rule rule = Rule::degree7;  // the one used
   std::int64_t points = 0;  // integrand evaluations per application of the rule
-  int heap_capacity = 0;
+  int heap_capacity = 0;  // the largest heap: subregions a phase-2 region could hold
   double tolerance = 0.0;  // max(tau_abs, tau_rel |I|) at the end
   std::vector<Phase1Step> history;
 };

@@ -14,9 +14,12 @@
 #include "parity/cubature/detail/region_list.hpp"
 #include "parity/cubature/integrands.hpp"
 #include "parity/cubature/integrate.hpp"
+#include "same_bits.hpp"
 #include "test_backend.hpp"
 
 namespace parity_test_cubature_paper_mode {
+
+using parity::test::same_bits;
 
 namespace cub = parity::cubature;
 using cub::Family;
@@ -328,6 +331,48 @@ TEST(CubaturePaperMode, CuhreAverageConvergesWithFewerEvaluations) {
                                              cub::Tolerances{0.0, 1e-6}, improved);
   };
   EXPECT_THROW(run(), parity::InvalidInput);
+}
+
+TEST(CubaturePaperMode, FullHeapsGrowIntoTheMemoryOfAllHeaps) {
+  // f1 3-D at 1e-7 with Lmax 64 hands 120 regions to phase 2. In 0.3 MB their heaps hold a few
+  // hundred subregions; those near the ridges fill theirs and continue alone in larger heaps (their
+  // heaps copied over), so the run ends with the same bits and evaluations as in 64 MB, where no
+  // heap fills (the same subregions refined): converged, the true error within the tolerance and
+  // the estimate (reference without cubature). A capacity fixed by heap_capacity stays fixed:
+  // those regions stop on storage.
+  int const n = 3;
+  std::vector<double> const zero(n, 0.0), one(n, 1.0);
+  double const reference = cub::genz_exact(Family::f1, zero, zero, zero, one);
+  cub::Tolerances t;
+  t.relative = 1e-7;
+  auto const run = [&](double mb, int capacity) {
+    auto o = paper_options(64);
+    o.max_memory_mb = mb;
+    o.heap_capacity = capacity;
+    return cub::integrate<ExecSpace, double>(ExecSpace(), cub::GenzIntegrand<double>(Family::f1, zero, zero), zero, one,
+                                             t, o);
+  };
+  auto const ample = run(64.0, 0), tight = run(0.3, 0), fixed = run(0.3, 64);
+  for (auto const* r : {&ample, &tight, &fixed})
+    std::cout << "  heaps up to " << r->heap_capacity << ": " << r->phase2_regions << " regions, " << r->phase2_regrown
+              << " regrown, " << r->phase2_storage_limited << " stopped on storage, " << r->evaluations
+              << " evaluations, " << cub::to_string(r->status) << "\n";
+  ASSERT_EQ(ample.phase2_regrown, 0);
+  ASSERT_EQ(ample.phase2_storage_limited, 0);
+  EXPECT_GT(tight.phase2_regrown, 0);
+  EXPECT_EQ(tight.phase2_storage_limited, 0);
+  EXPECT_EQ(tight.status, cub::Status::converged);
+  EXPECT_TRUE(same_bits(tight.integral, ample.integral));
+  EXPECT_TRUE(same_bits(tight.error, ample.error));
+  EXPECT_EQ(tight.evaluations, ample.evaluations);
+  EXPECT_EQ(tight.regions, ample.regions);
+  double const true_error = std::abs(tight.integral - reference);
+  EXPECT_LE(true_error, t.relative * reference);
+  EXPECT_LE(true_error, tight.error);
+  EXPECT_EQ(fixed.heap_capacity, 64);
+  EXPECT_EQ(fixed.phase2_regrown, 0);
+  EXPECT_GT(fixed.phase2_storage_limited, 0);
+  EXPECT_EQ(fixed.status, cub::Status::storage_exhausted);
 }
 
 TEST(CubaturePaperMode, PaperIntegrandsConvergeAgainstReferences) {

@@ -296,6 +296,17 @@ TEST(CubatureRanks, PhaseTwoRedistributionSameBits) {
   ASSERT_GT(averaged.phase2_rounds, 1);
   ASSERT_GT(averaged.last_error, averaged.error);
   check_ranks<double>(f3, 3, t, o, averaged, "f3 3-D paper, CUBA's average over rounds");
+  // Full heaps grown: the capacity follows how many filled on all ranks, and each region resumes
+  // from its heap on the rank that refined it.
+  auto const f1 = paper<double>(cub::Family::f1, 3);
+  cub::Options g;
+  g.mode = cub::Mode::paper;
+  g.max_regions = 64;
+  g.max_memory_mb = 0.3;
+  g.max_evaluations = 50'000'000;
+  auto const grown = one_rank<double>(f1, 3, t, g);
+  ASSERT_GT(grown.phase2_regrown, 0);
+  check_ranks<double>(f1, 3, t, g, grown, "f1 3-D paper, full heaps grown");
 }
 
 TEST(CubatureRanks, PhaseTwoBatchesAndFloatSameBits) {

@@ -105,7 +105,11 @@ class Integrator {
 
   // Phase 2 (phase2.hpp).
   using Counts = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem>;
+  using Heaps = Kokkos::View<Real***, Kokkos::LayoutRight, Mem>;
   void phase2(std::int64_t left, double slack);
+  void regrow_full_heaps(Heaps& heaps, Matrix<Mem> const& sums, Counts const& counts,
+                         Kokkos::View<double*, Mem> const& share, std::int64_t left, double heap_bytes, double relative,
+                         bool average);
   void gather_phase2(Matrix<Mem> const& sums, Counts const& counts, std::exception_ptr failed);
   void pack_phase2(Matrix<Mem> const& sums, Counts const& counts);
   void unpack_phase2(Matrix<Mem> const& sums, Counts const& counts);

@@ -124,12 +124,11 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
   // This rank's regions [p0, p1) (all of them on one rank), in batches; the heaps, the shares
   // and every limit are those of one rank, so each region runs the same steps for any rank count.
   std::int64_t const p0 = opt.ranks.first(count), p1 = opt.ranks.last(count);
-  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> heaps;
+  Heaps heaps;
   std::exception_ptr failed;
   try {
-    heaps = Kokkos::View<Real***, Kokkos::LayoutRight, Mem>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), std::min(batch, p1 - p0),
-        heap_capacity, stride);
+    heaps = Heaps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), std::min(batch, p1 - p0),
+                  heap_capacity, stride);
     for (std::int64_t first = p0; first < p1; first += batch) {
       int const m = int(std::min(batch, p1 - first));
       phase2_batch<ExecutionSpace, Real>(space, f, n, current, first, m, team_size, heaps, share, budget, sums,
@@ -185,6 +184,8 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
     report({"phase 2", round, -1.0, clock.seconds(),
             "unused evaluations moved to " + std::to_string(movable) + " regions"});
   }
+  if (batch == count && opt.heap_capacity == 0)
+    regrow_full_heaps(heaps, sums, region_counts, share, left, heap_bytes, relative, average);
   auto const totals = algorithms::fixed_order_column_sums(space, sums, count);
   std::int64_t evals = 0, leaves = 0, n_budget = 0, n_storage = 0, n_nan = 0;
   Kokkos::parallel_reduce(
@@ -209,6 +210,115 @@ void Integrator<ExecutionSpace, Real, F>::phase2(std::int64_t left, double const
   fin_est += totals[sum_integral];
   fin_err += totals[sum_error];
   fin_regions += leaves;
+}
+
+// The regions whose heap filled resume, alone, in heaps as large as the memory of all the heaps
+// allows: each heap is copied over as it stands, so a region refines the subregions it would have
+// with that storage from the start (sequential CUHRE's, while it fits). They share the evaluations
+// the others left unused by their errors; again while heaps fill and can grow at least twofold.
+// The capacity depends only on how many heaps filled on all ranks, so each region runs the same
+// steps for any rank count. Needs every heap resident (one batch) and a capacity set by the
+// memory, not by Options::heap_capacity. While the full heaps are copied aside they add their
+// share of the heaps' memory to it.
+template <class ExecutionSpace, class Real, class F>
+void Integrator<ExecutionSpace, Real, F>::regrow_full_heaps(Heaps& heaps, Matrix<Mem> const& sums, Counts const& counts,
+                                                            Kokkos::View<double*, Mem> const& share, std::int64_t left,
+                                                            double heap_bytes, double relative, bool average) {
+  int const stride = 2 * n + 3;
+  std::int64_t const p0 = opt.ranks.first(count), p1 = opt.ranks.last(count);
+  // The heap slot of each of this rank's regions (its place in `heaps`).
+  Kokkos::View<std::int64_t*, Mem> slot(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heap_slot"),
+                                        count);
+  Kokkos::parallel_for(
+      "parity::cubature::heap_slot", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+      KOKKOS_LAMBDA(std::int64_t r) { slot(r) = r >= p0 && r < p1 ? r - p0 : -1; });
+  Matrix<Mem> full_terms("parity::cubature::full_heaps", count, 3);
+  for (int round = 1;; ++round) {
+    int const capacity = int(heaps.extent(1));
+    Kokkos::parallel_for(
+        "parity::cubature::full_heaps", Kokkos::RangePolicy<ExecutionSpace>(space, 0, count),
+        KOKKOS_LAMBDA(std::int64_t r) {
+          bool const full = counts(r, 2) == reason_storage;
+          full_terms(r, 0) = full ? 1.0 : 0.0;
+          full_terms(r, 1) = full ? sums(r, sum_error) : 0.0;
+          full_terms(r, 2) = double(counts(r, 0));
+        });
+    auto const s = algorithms::fixed_order_column_sums(space, full_terms, count);
+    std::int64_t const full = std::int64_t(s[0]);
+    double const unused = double(left) - s[2];
+    if (full == 0 || !(s[1] > 0) || unused < double(2 * points)) return;
+    double const fits = std::floor(heap_bytes / (double(full) * stride * sizeof(Real)));
+    int const grown = int(std::min(fits, double(1 << 24)));
+    if (grown < 2 * capacity) return;
+    // This rank's full regions in order, their heaps set aside while the old heaps are freed.
+    Kokkos::View<std::int64_t*, Mem> index("parity::cubature::full_heap_index", full);
+    std::int64_t local = 0;
+    Kokkos::parallel_scan(
+        "parity::cubature::full_heap_index", Kokkos::RangePolicy<ExecutionSpace>(space, p0, p1),
+        KOKKOS_LAMBDA(std::int64_t r, std::int64_t & k, bool last) {
+          if (counts(r, 2) != reason_storage) return;
+          if (last) index(k) = r;
+          ++k;
+        },
+        local);
+    auto const copy = [&](Heaps const& from, Heaps const& to, bool by_slot) {
+      std::int64_t const cap = capacity;
+      Kokkos::parallel_for(
+          "parity::cubature::copy_heaps", Kokkos::RangePolicy<ExecutionSpace>(space, 0, local * cap),
+          KOKKOS_LAMBDA(std::int64_t i) {
+            std::int64_t const k = i / cap, q = i % cap, j = index(k);
+            if (q >= counts(j, 1)) return;
+            std::int64_t const a = by_slot ? slot(j) : k;
+            for (int m = 0; m < stride; ++m) to(k, q, m) = from(a, q, m);
+          });
+    };
+    Heaps aside(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::full_heaps_aside"), local, capacity,
+                stride);
+    copy(heaps, aside, true);
+    heaps = Heaps();
+    heaps = Heaps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "parity::cubature::heaps"), local, grown, stride);
+    copy(aside, heaps, false);
+    aside = Heaps();
+    // Their tolerances, budgets, sums and counts side by side; each resumes where it stopped.
+    Kokkos::View<double*, Mem> tolerance("parity::cubature::regrown_tolerance", local);
+    Kokkos::View<std::int64_t*, Mem> budget("parity::cubature::regrown_budget", local);
+    Matrix<Mem> part_sums("parity::cubature::regrown_sums", local, phase2_sum_columns);
+    Counts part_counts("parity::cubature::regrown_counts", local, 3);
+    double const per_error = unused / s[1];
+    Kokkos::parallel_for(
+        "parity::cubature::regrown_regions", Kokkos::RangePolicy<ExecutionSpace>(space, 0, local),
+        KOKKOS_LAMBDA(std::int64_t k) {
+          std::int64_t const j = index(k);
+          tolerance(k) = share(j);
+          budget(k) = counts(j, 0) + std::int64_t(per_error * sums(j, sum_error));
+          for (int c = 0; c < phase2_sum_columns; ++c) part_sums(k, c) = sums(j, c);
+          part_counts(k, 0) = counts(j, 0);
+          part_counts(k, 1) = counts(j, 1);
+          part_counts(k, 2) = reason_budget;  // what a resumed round continues
+          slot(j) = k;
+        });
+    std::exception_ptr failed;
+    try {
+      if (local > 0)
+        phase2_batch<ExecutionSpace, Real>(space, f, n, RegionList<Real, Mem>(), 0, int(local), team_size, heaps,
+                                           tolerance, budget, part_sums, part_counts, true, nulls, relative, average);
+      Kokkos::parallel_for(
+          "parity::cubature::regrown_results", Kokkos::RangePolicy<ExecutionSpace>(space, 0, local),
+          KOKKOS_LAMBDA(std::int64_t k) {
+            std::int64_t const j = index(k);
+            for (int c = 0; c < phase2_sum_columns; ++c) sums(j, c) = part_sums(k, c);
+            for (int c = 0; c < 3; ++c) counts(j, c) = part_counts(k, c);
+          });
+    } catch (...) {
+      if (!opt.ranks.several()) throw;
+      failed = std::current_exception();
+    }
+    if (opt.ranks.several()) gather_phase2(sums, counts, failed);
+    res.phase2_regrown += full;
+    res.heap_capacity = std::max(res.heap_capacity, grown);
+    report({"phase 2", round, -1.0, clock.seconds(),
+            "heaps of " + std::to_string(full) + " regions grown to " + std::to_string(grown) + " subregions"});
+  }
 }
 
 // Several ranks: every region's phase-2 sums reported and its last estimates' error, and its
