@@ -25,10 +25,10 @@ CAP_EVALS = {False: 5e7, True: 2e6}
 PEERS = ("hcubature",)
 # Estimates. One core's integrand evaluations per second in paper mode (the development host,
 # docs/models/cubature.md: f2 5-D 6.2e8 in 63 s on 2 cores ...), and the evaluations of the full
-# runs (one H200: perf/results/cubature-paper-mode-h200) with the device's seconds.
+# runs (one H200: perf/results/reproduce-h200) with the device's seconds.
 EVALS_PER_CORE_S = {"f1": 4.8e6, "f2": 4.9e6, "f3": 2.6e6, "f4": 5.5e6, "f5": 2.8e6}
-FULL_EVALS = {"f1": 5.91e9, "f2": 8.32e8, "f3": 1.0e10, "f4": 7.63e8, "f5": 2.75e8}
-DEVICE_S = {"f1": 1.3, "f2": 0.3, "f3": 3.7, "f4": 0.5, "f5": 0.05}
+FULL_EVALS = {"f1": 9.24e9, "f2": 8.32e8, "f3": 1.0e10, "f4": 7.63e8, "f5": 2.75e8}
+DEVICE_S = {"f1": 2.9, "f2": 0.3, "f3": 3.7, "f4": 0.5, "f5": 0.05}
 # Without FIRST PHASE the device's phase 2 is load-imbalanced (the paper's Table II: 1.6-4x
 # slower); Parity's runs one region per team, so fewer, larger regions keep fewer teams busy:
 # taken as 20x (not measured), which schedules these runs after the cheaper ones.
