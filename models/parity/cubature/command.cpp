@@ -730,11 +730,11 @@ class Command final : public cli::Command {
           fmt::print(stderr, "cubature: {} {}-D stopped with status {} (error estimate {:.3g}, tolerance {:.3g})\n",
                      p.integrand, p.dim, case_status(res), res.error, res.tolerance);
       }
-      context.progress.message(
-          fmt::format("cubature: {} {}-D, {} mode: {} phase-1 iterations, {} regions handed to "
-                      "phase 2, {} of {} evaluations in phase 2",
-                      p.integrand, p.dim, to_string(res.mode), res.phase1_iterations, res.phase2_regions,
-                      res.phase2_evaluations, res.evaluations));
+      context.progress.message(fmt::format(
+          "cubature: {} {}-D, {} mode: {} phase-1 iterations, {} regions handed to "
+          "phase 2, {} of {} evaluations in phase 2{}",
+          p.integrand, p.dim, to_string(res.mode), res.phase1_iterations, res.phase2_regions, res.phase2_evaluations,
+          res.evaluations, res.phase2_regrown > 0 ? fmt::format(", {} full heaps grown", res.phase2_regrown) : ""));
       results.push_back(result_json(p, x));
       if (context.output) {
         std::string const prefix = cases.size() > 1 ? fmt::format("{}{}_{}{}d_", tag, k, p.integrand, p.dim) : "";

@@ -583,6 +583,29 @@ class CubatureCli(CliTestCase):
         self.assertFalse(doc["parameters"]["cuhre_average"])
         self.assertEqual(res["last_error_estimate"], res["error_estimate"])
 
+    def test_full_heaps_grow(self):
+        # f1 3-D at 1e-7 with Lmax 64: in 0.3 MB some phase-2 heaps fill and continue in larger
+        # ones (the report's phase2_regrown, the summary line); the run ends as in 64 MB, where none
+        # fills: the same integral and evaluations, converged.
+        with tempfile.TemporaryDirectory() as d:
+            runs = {}
+            for mb in ("0.3", "64"):
+                path = os.path.join(d, f"{mb}.json")
+                r = parity("cubature", "--integrand", "f1", "--dim", "3", "--rel-tol", "1e-7", "--mode", "paper",
+                           "--max-regions", "64", "--max-memory-mb", mb, "--json", path)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                runs[mb] = (json.loads(Path(path).read_text())["results"], r.stdout + r.stderr)
+        (tight, text), (ample, _) = runs["0.3"], runs["64"]
+        self.assertGreater(tight["phase2_regrown"], 0)
+        self.assertIn(f"in phase 2, {tight['phase2_regrown']} full heaps grown", text)
+        self.assertEqual(ample["phase2_regrown"], 0)
+        for res in (tight, ample):
+            self.assertEqual(res["status"], "converged")
+            self.assertEqual(res["phase2_storage_limited"], 0)
+        self.assertEqual(tight["integral"], ample["integral"])
+        self.assertEqual(tight["evaluations"], ample["evaluations"])
+        self.assertLess(tight["true_error"], 1e-7 * tight["exact"])
+
     def test_paper_mode_with_cuhre_average(self):
         # --cuhre-average: phase 2 stops on CUBA Cuhre's weighted average, with no more evaluations
         # than without it; the report gives the average's error and the last estimates' error.
