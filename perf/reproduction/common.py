@@ -76,6 +76,12 @@ def accelerator(backends: list[str]) -> str | None:
     return device_backend(backends) or (max(hosts, key=threads_of) if hosts else None)
 
 
+def page_accelerator(backends: list[str], extras: dict) -> str | None:
+    """The paper's GPU on a page: a device backend of the record (a resumed run's record may hold
+    the device runs of the earlier one), else the one its extras ran on, else accelerator()."""
+    return device_backend(backends) or extras.get("accelerator") or accelerator(backends)
+
+
 def cpu_reference(backends: list[str]) -> str | None:
     """The paper's one CPU core: serial, else openmp on one thread."""
     for b in ("serial", "openmp-1"):

@@ -243,7 +243,7 @@ def _cell_values(cell, doc, cpu, acc, hosts, quick):
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
     backends = [b for b in doc.get("backends", {}) if b not in PEERS]
     cpu = common.cpu_reference(backends)
-    acc = extras.get("accelerator") or common.accelerator(backends)
+    acc = common.page_accelerator(backends, extras)
     hosts = [b for b in ("serial", "openmp-1", "openmp-2", "openmp-4") if b in backends]
     hosts += [b for b in backends if b.startswith("openmp-") and b not in hosts]
     lines = [f"# Reproducing {paper['paper']}", "",

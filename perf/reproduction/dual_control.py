@@ -236,8 +236,7 @@ def _parity_values(cell, doc, extras, quick, cpu, acc, all_cores):
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
     backends = list(doc.get("backends", {}))
     cpu = common.cpu_reference(backends)
-    # a resumed run's record may hold the device runs of the earlier one
-    acc = common.device_backend(backends) or extras.get("accelerator") or common.accelerator(backends)
+    acc = common.page_accelerator(backends, extras)
     all_cores = [b for b in backends if b.startswith("openmp-") and common.threads_of(b) not in (1, 2, 4)]
     lines = [f"# Reproducing {paper['paper']}", "",
              f"Model `{paper['model']}`, defaults (32 Gauss-Hermite nodes, tolerances 1e-6 / 1e-4), the optimal "

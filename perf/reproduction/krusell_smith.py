@@ -393,8 +393,7 @@ def _speedup(doc, quantity, approach, agents, grid, cpu, acc, scale=False):
 def page(paper: dict, doc: dict, extras: dict, out: Path, quick: bool) -> str:
     backends = list(doc.get("backends", {}))
     cpu = common.cpu_reference(backends)
-    # a resumed run's record may hold the device runs of the earlier one
-    acc = common.device_backend(backends) or extras.get("accelerator") or common.accelerator(backends)
+    acc = common.page_accelerator(backends, extras)
     by_thread = {1: [b for b in ("serial", "openmp-1") if b in backends], 2: ["openmp-2"], 4: ["openmp-4"]}
     all_cores = [b for b in backends if b.startswith("openmp-") and common.threads_of(b) not in (1, 2, 4)]
     lines = [f"# Reproducing {paper['paper']}", "",
